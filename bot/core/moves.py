@@ -1,0 +1,197 @@
+"""Kernels that change or query a BoardState: make/unmake, wins, renju fouls, canonical key.
+
+All of them are allocation-free and index the padded board directly (no edge checks).  ``cell``
+is a padded index (see bot.core.state) and ``colour`` is BLACK (1) or WHITE (2).  Callers (the
+Python wrappers) guarantee that cells are on the board and that stones go on empty cells.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import types
+
+from bot.core import shapes
+from bot.core.jit import kernel
+from bot.core.shapes import BLACK, EMPTY, FIVE, FOUR, FOUR_FOUR, OPEN_FOUR, OPEN_THREE, OVERLINE
+from bot.core.state import (
+    BoardState, M_CANDIDATES, M_PLY, M_SYMMETRIES, PAD, state_type,
+)
+
+# Renju fouls, numbered as the renju package and Piskvork's referee number them.
+FOUL_NONE, FOUL_DOUBLE_THREE, FOUL_DOUBLE_FOUR, FOUL_OVERLINE = 0, 1, 2, 3
+
+
+@kernel()
+def _refresh_shapes(st: BoardState, cell: int, direction: int) -> None:
+    """Recompute both colours' shape in one direction, and their classes, from the line key."""
+    key = st.keys[cell, direction]
+    shift = 4 * direction
+    for side in range(2):
+        shape = st.shape_table[side + 1, key]
+        word = (st.words[side, cell] & ~(15 << shift)) | (shape << shift)
+        st.words[side, cell] = word
+        st.classes[side, cell] = st.class_table[word]
+
+
+@kernel()
+def _toggle_lines(st: BoardState, cell: int, value: int) -> None:
+    """XOR a stone of ``value`` into the keys of the 40 cells that see ``cell``; refresh them."""
+    for direction in range(4):
+        step = st.steps[direction]
+        for distance in range(1, PAD + 1):
+            after = cell + distance * step  # sees the stone at offset -distance
+            st.keys[after, direction] ^= value << (2 * (PAD - distance))
+            if st.board[after] == EMPTY:
+                _refresh_shapes(st, after, direction)
+            before = cell - distance * step  # sees the stone at offset +distance
+            st.keys[before, direction] ^= value << (2 * (PAD - 1 + distance))
+            if st.board[before] == EMPTY:
+                _refresh_shapes(st, before, direction)
+
+
+@kernel()
+def make(st: BoardState, cell: int, colour: int) -> None:
+    """Put a ``colour`` stone on the empty ``cell``; every table is updated incrementally."""
+    meta = st.meta
+    ply = meta[M_PLY]
+    index = st.candidate_index[cell]
+    st.history[ply, 0] = cell
+    st.history[ply, 1] = index
+    if index >= 0:  # swap-remove the cell from the candidate list
+        last = meta[M_CANDIDATES] - 1
+        moved = st.candidates[last]
+        st.candidates[index] = moved
+        st.candidate_index[moved] = index
+        st.candidates[last] = 0
+        st.candidate_index[cell] = -1
+        meta[M_CANDIDATES] = last
+    st.board[cell] = colour
+    _toggle_lines(st, cell, colour)
+    for offset in st.near_offsets:
+        other = cell + offset
+        st.near[other] += 1
+        if st.near[other] == 1 and st.board[other] == EMPTY:
+            count = meta[M_CANDIDATES]
+            st.candidates[count] = other
+            st.candidate_index[other] = count
+            meta[M_CANDIDATES] = count + 1
+    for sym in range(meta[M_SYMMETRIES]):
+        st.hashes[sym] ^= st.zobrist[sym, colour, cell]
+    meta[M_PLY] = ply + 1
+
+
+@kernel()
+def unmake(st: BoardState) -> int:
+    """Take back the last stone exactly as ``make`` put it (LIFO); returns its cell."""
+    meta = st.meta
+    ply = meta[M_PLY] - 1
+    cell = st.history[ply, 0]
+    index = st.history[ply, 1]
+    colour = np.int64(st.board[cell])
+    offsets = st.near_offsets
+    for i in range(offsets.shape[0] - 1, -1, -1):  # reverse order pops the cells make appended
+        other = cell + offsets[i]
+        st.near[other] -= 1
+        if st.near[other] == 0 and st.board[other] == EMPTY:
+            count = meta[M_CANDIDATES] - 1
+            st.candidates[count] = 0
+            st.candidate_index[other] = -1
+            meta[M_CANDIDATES] = count
+    st.board[cell] = EMPTY
+    _toggle_lines(st, cell, colour)
+    for sym in range(meta[M_SYMMETRIES]):
+        st.hashes[sym] ^= st.zobrist[sym, colour, cell]
+    if index >= 0:  # put the cell back where it was, the displaced cell back at the end
+        count = meta[M_CANDIDATES]
+        if index < count:  # the cell was not the last entry: something took its place
+            moved = st.candidates[index]
+            st.candidates[count] = moved
+            st.candidate_index[moved] = count
+        st.candidates[index] = cell
+        st.candidate_index[cell] = index
+        meta[M_CANDIDATES] = count + 1
+    st.history[ply, 0] = 0
+    st.history[ply, 1] = 0
+    meta[M_PLY] = ply
+    return cell
+
+
+@kernel()
+def wins(st: BoardState, cell: int, colour: int) -> bool:
+    """Whether a ``colour`` stone on the empty ``cell`` wins at once under the board's rule."""
+    return st.classes[colour - 1, cell] == shapes.C_FIVE
+
+
+@kernel()
+def shape_at(st: BoardState, cell: int, colour: int, direction: int) -> int:
+    """Shape a ``colour`` stone on the empty ``cell`` makes along ``direction``."""
+    return (st.words[colour - 1, cell] >> (4 * direction)) & 15
+
+
+@kernel(types.int64(state_type(), types.int64))
+def foul_kind(st: BoardState, cell: int) -> int:
+    """Renju foul of a black stone on the empty ``cell``: FOUL_* (a five is never a foul).
+
+    A three counts only if one more black stone, itself not a foul, makes a straight four
+    through it; that check recurses on the board with the stone placed (make/unmake).
+    """
+    word = st.words[0, cell]
+    fours = 0
+    open_threes = 0
+    overline = False
+    for direction in range(4):
+        shape = (word >> (4 * direction)) & 15
+        if shape == FIVE:
+            return FOUL_NONE
+        if shape == OVERLINE:
+            overline = True
+        elif shape == FOUR or shape == OPEN_FOUR:
+            fours += 1
+        elif shape == FOUR_FOUR:
+            fours += 2
+        elif shape == OPEN_THREE:
+            open_threes += 1
+    if overline:
+        return FOUL_OVERLINE
+    if fours >= 2:
+        return FOUL_DOUBLE_FOUR
+    if open_threes < 2:
+        return FOUL_NONE
+    make(st, cell, BLACK)
+    real_threes = 0
+    for direction in range(4):
+        if ((word >> (4 * direction)) & 15) != OPEN_THREE:
+            continue
+        step = st.steps[direction]
+        real = False
+        for sign in (-1, 1):
+            for distance in range(1, 5):
+                other = cell + sign * distance * step
+                value = st.board[other]
+                if value == BLACK:
+                    continue
+                if (value == EMPTY
+                        and ((st.words[0, other] >> (4 * direction)) & 15) == OPEN_FOUR
+                        and foul_kind(st, other) == FOUL_NONE):
+                    real = True
+                break
+            if real:
+                break
+        if real:
+            real_threes += 1
+            if real_threes >= 2:
+                break
+    unmake(st)
+    return FOUL_DOUBLE_THREE if real_threes >= 2 else FOUL_NONE
+
+
+@kernel()
+def canonical_hash(st: BoardState) -> tuple[np.uint64, int]:
+    """Smallest Zobrist key over the board's symmetric images, and the symmetry that gave it."""
+    best = st.hashes[0]
+    best_sym = 0
+    for sym in range(1, st.meta[M_SYMMETRIES]):
+        if st.hashes[sym] < best:
+            best = st.hashes[sym]
+            best_sym = sym
+    return best, best_sym

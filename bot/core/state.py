@@ -1,0 +1,226 @@
+"""Board state: a NamedTuple of numpy arrays made by one typed constructor.
+
+Layout: the playing area of ``width`` x ``height`` cells sits in a padded array.  Each row has
+``PAD`` wall cells before it (which are also the right border of the row above), and there are
+``PAD`` wall rows above and ``PAD + 1`` below, so stepping up to ``PAD`` cells in any of the four
+directions from a playing cell never leaves the array.  Cell ``(x, y)`` has index
+``(y + PAD) * stride + PAD + x`` with ``stride = width + PAD``.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from bot.core import shapes
+from bot.core.errors import RuleError, SizeError
+
+PAD = shapes.HALF  # line keys read five cells on each side
+MIN_SIDE, MAX_SIDE = 5, 32
+NEAR_RADIUS = 2  # candidate moves: empty cells within this Chebyshev distance of a stone
+
+# Rule bits of the Gomocup INFO rule value.
+RULE_EXACT = 1
+RULE_CONTINUOUS = 2
+RULE_RENJU = 4
+RULE_CARO = 8
+KNOWN_RULE_BITS = RULE_EXACT | RULE_CONTINUOUS | RULE_RENJU | RULE_CARO
+
+# meta[] slots: fixed geometry, then counters the kernels update.
+M_WIDTH, M_HEIGHT, M_STRIDE, M_SIZE, M_SYMMETRIES, M_RULE, M_PLY, M_CANDIDATES = range(8)
+META_SLOTS = 8
+
+ZOBRIST_SEED = 20260522  # fixed forever: opening-book keys are stored on disk
+ZOBRIST_SIDE = MAX_SIDE  # Zobrist values are drawn for a 32 x 32 grid of image coordinates
+
+
+class BoardState(NamedTuple):
+    """Everything a kernel needs to know about one position; see the module docstring."""
+
+    meta: np.ndarray  # int64[META_SLOTS]: geometry and counters (M_* slots)
+    board: np.ndarray  # int8[size]: EMPTY, BLACK, WHITE or WALL per padded cell
+    keys: np.ndarray  # int32[size, 4]: line key of each cell in each direction
+    words: np.ndarray  # uint16[2, size]: four 4-bit shapes per colour (direction d at bits 4d)
+    classes: np.ndarray  # uint8[2, size]: class of the four shapes per colour
+    near: np.ndarray  # int16[size]: stones within NEAR_RADIUS (Chebyshev)
+    candidates: np.ndarray  # int32[size]: empty cells with near > 0, first meta[M_CANDIDATES]
+    candidate_index: np.ndarray  # int32[size]: position in candidates, or -1
+    history: np.ndarray  # int32[max_ply, 2]: played cell and its former candidate index
+    hashes: np.ndarray  # uint64[8]: Zobrist key of each symmetric image of the position
+    steps: np.ndarray  # int64[4]: index step of each direction (→, ↓, ↘, ↙)
+    near_offsets: np.ndarray  # int64[(2R+1)^2 - 1]: index offsets of the candidate neighbourhood
+    zobrist: np.ndarray  # uint64[8, 3, size]: value of a BLACK/WHITE stone (index 1/2) per image
+    shape_table: np.ndarray  # uint8[3, 2^20]: shape per line key, rows BLACK and WHITE (row 0 unused)
+    class_table: np.ndarray  # uint8[2^16]: class per shape word
+
+
+def win_definitions(rule: int) -> tuple[int, int]:
+    """(black, white) win definitions for a Gomocup rule bit mask; RuleError if unsupported."""
+    if rule < 0 or rule & ~KNOWN_RULE_BITS:
+        raise RuleError(f"unsupported rule bits in {rule}: known bits are 1, 2, 4 and 8")
+    if rule & RULE_RENJU and rule & RULE_CARO:
+        raise RuleError(f"rule {rule} asks for both renju (4) and caro (8)")
+    if rule & RULE_RENJU:
+        return shapes.WIN_EXACT, shapes.WIN_FREESTYLE
+    if rule & RULE_CARO:
+        caro = shapes.WIN_CARO_EXACT if rule & RULE_EXACT else shapes.WIN_CARO
+        return caro, caro
+    plain = shapes.WIN_EXACT if rule & RULE_EXACT else shapes.WIN_FREESTYLE
+    return plain, plain
+
+
+_definition_tables: dict[int, np.ndarray] = {}
+_rule_tables: dict[tuple[int, int], np.ndarray] = {}
+_class_table: list[np.ndarray] = []
+
+
+def definition_table(win_def: int) -> np.ndarray:
+    """Shape table for an OWN = BLACK key under one win definition (built once per process)."""
+    if win_def not in _definition_tables:
+        _definition_tables[win_def] = shapes.build_shape_table(win_def)
+    return _definition_tables[win_def]
+
+
+def rule_shape_table(rule: int) -> np.ndarray:
+    """uint8[3, 2^20]: row BLACK and row WHITE give each colour's shape for a line key."""
+    black_def, white_def = win_definitions(rule)
+    if (black_def, white_def) not in _rule_tables:
+        table = np.zeros((3, shapes.KEY_COUNT), dtype=np.uint8)
+        table[shapes.BLACK] = definition_table(black_def)
+        table[shapes.WHITE] = shapes.colour_table(definition_table(white_def), True)
+        _rule_tables[(black_def, white_def)] = table
+    return _rule_tables[(black_def, white_def)]
+
+
+def class_table() -> np.ndarray:
+    if not _class_table:
+        _class_table.append(shapes.build_class_table())
+    return _class_table[0]
+
+
+def zobrist_values() -> np.ndarray:
+    """uint64[3, 32 * 32]: fixed random values per colour (row 1 BLACK, row 2 WHITE) and cell."""
+    rng = np.random.Generator(np.random.PCG64(ZOBRIST_SEED))
+    values = rng.integers(0, 2**64, size=(3, ZOBRIST_SIDE * ZOBRIST_SIDE), dtype=np.uint64)
+    values[0] = 0
+    return values
+
+
+def symmetry_image(sym: int, x: int, y: int, width: int, height: int) -> tuple[int, int]:
+    """Image of (x, y) under symmetry ``sym`` (0..3 any board, 4..7 square boards only).
+
+    0 identity, 1 mirror left-right, 2 mirror top-bottom, 3 rotate 180, 4 transpose,
+    5 rotate 90 clockwise, 6 rotate 90 anticlockwise, 7 anti-transpose.
+    """
+    right, bottom = width - 1 - x, height - 1 - y
+    images = ((x, y), (right, y), (x, bottom), (right, bottom),
+              (y, x), (bottom, x), (y, right), (bottom, right))
+    return images[sym]
+
+
+def inverse_symmetry(sym: int) -> int:
+    """The symmetry that undoes ``sym`` (rotations by 90 degrees swap, the rest are involutions)."""
+    return {5: 6, 6: 5}.get(sym, sym)
+
+
+def cell_index(x: int, y: int, stride: int) -> int:
+    return (y + PAD) * stride + PAD + x
+
+
+def new_state(width: int, height: int, rule: int) -> BoardState:
+    """An empty board of ``width`` x ``height`` under the Gomocup ``rule`` bit mask."""
+    for side in (width, height):
+        if not MIN_SIDE <= side <= MAX_SIDE:
+            raise SizeError(f"board side {side} is outside {MIN_SIDE}..{MAX_SIDE}")
+    shape_table = rule_shape_table(rule)
+    stride = width + PAD
+    size = (height + 2 * PAD + 1) * stride
+    symmetries = 8 if width == height else 4
+
+    meta = np.zeros(META_SLOTS, dtype=np.int64)
+    meta[M_WIDTH], meta[M_HEIGHT], meta[M_STRIDE], meta[M_SIZE] = width, height, stride, size
+    meta[M_SYMMETRIES], meta[M_RULE] = symmetries, rule
+
+    board = np.full(size, shapes.WALL, dtype=np.int8)
+    values = zobrist_values()
+    zobrist = np.zeros((8, 3, size), dtype=np.uint64)
+    for y in range(height):
+        for x in range(width):
+            cell = cell_index(x, y, stride)
+            board[cell] = shapes.EMPTY
+            for sym in range(symmetries):
+                ix, iy = symmetry_image(sym, x, y, width, height)
+                zobrist[sym, :, cell] = values[:, iy * ZOBRIST_SIDE + ix]
+
+    steps = np.array([1, stride, stride + 1, stride - 1], dtype=np.int64)
+    keys = np.zeros((size, 4), dtype=np.int32)
+    words = np.zeros((2, size), dtype=np.uint16)
+    classes = np.zeros((2, size), dtype=np.uint8)
+    table = class_table()
+    _fill_wall_keys(board, keys, steps, width, height, stride)
+    for y in range(height):
+        for x in range(width):
+            cell = cell_index(x, y, stride)
+            for colour in (shapes.BLACK, shapes.WHITE):
+                word = 0
+                for direction in range(4):
+                    word |= int(shape_table[colour, keys[cell, direction]]) << (4 * direction)
+                words[colour - 1, cell] = word
+                classes[colour - 1, cell] = table[word]
+
+    radius = range(-NEAR_RADIUS, NEAR_RADIUS + 1)
+    near_offsets = np.array(
+        [dy * stride + dx for dy in radius for dx in radius if dx or dy], dtype=np.int64)
+    return BoardState(
+        meta=meta,
+        board=board,
+        keys=keys,
+        words=words,
+        classes=classes,
+        near=np.zeros(size, dtype=np.int16),
+        candidates=np.zeros(size, dtype=np.int32),
+        candidate_index=np.full(size, -1, dtype=np.int32),
+        history=np.zeros((width * height + 1, 2), dtype=np.int32),
+        hashes=np.zeros(8, dtype=np.uint64),
+        steps=steps,
+        near_offsets=near_offsets,
+        zobrist=zobrist,
+        shape_table=shape_table,
+        class_table=table,
+    )
+
+
+def _fill_wall_keys(board: np.ndarray, keys: np.ndarray, steps: np.ndarray,
+                    width: int, height: int, stride: int) -> None:
+    """Line keys of the empty board: only wall cells contribute."""
+    for y in range(height):
+        for x in range(width):
+            cell = cell_index(x, y, stride)
+            for direction in range(4):
+                key = 0
+                for offset in range(-PAD, PAD + 1):
+                    if offset == 0:
+                        continue
+                    value = int(board[cell + offset * int(steps[direction])])
+                    slot = offset + PAD if offset < 0 else offset + PAD - 1
+                    key |= value << (2 * slot)
+                keys[cell, direction] = key
+
+
+def state_type():  # -> numba type; untyped so mypy need not know numba's types
+    """The numba type of every BoardState, for kernels that need an explicit signature."""
+    import numba
+
+    def empty(dtype: type, ndim: int) -> np.ndarray:
+        return np.zeros((0,) * ndim, dtype=dtype)
+
+    sample = BoardState(
+        meta=empty(np.int64, 1), board=empty(np.int8, 1), keys=empty(np.int32, 2),
+        words=empty(np.uint16, 2), classes=empty(np.uint8, 2), near=empty(np.int16, 1),
+        candidates=empty(np.int32, 1), candidate_index=empty(np.int32, 1),
+        history=empty(np.int32, 2), hashes=empty(np.uint64, 1), steps=empty(np.int64, 1),
+        near_offsets=empty(np.int64, 1), zobrist=empty(np.uint64, 3),
+        shape_table=empty(np.uint8, 2), class_table=empty(np.uint8, 1),
+    )
+    return numba.typeof(sample)

@@ -1,0 +1,48 @@
+"""Shared test helpers: random clustered positions built on both our Board and the naive twin."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from bot.core.board import Board
+from tests import naive
+
+DATA = Path(__file__).parent / "data"
+RULES = (0, 1, 4, 8, 9)  # freestyle, exact five, renju, caro, exact caro
+SIZES = ((15, 15), (20, 20), (12, 17))
+
+
+def clustered_position(rng: random.Random, width: int, height: int,
+                       rule: int) -> tuple[Board, naive.Position, list[tuple[int, int]]]:
+    """Stones in a random square patch (dense enough for threes and fours), mostly one colour.
+
+    Returns both boards and the empty cells in and around the patch."""
+    board = Board(width, height, rule)
+    pos = naive.Position(width, height, rule)
+    cx, cy, radius = rng.randrange(width), rng.randrange(height), rng.randint(2, 5)
+    density, bias = rng.uniform(0.2, 0.6), rng.uniform(0.5, 0.9)
+    xs = range(max(0, cx - radius), min(width, cx + radius + 1))
+    ys = range(max(0, cy - radius), min(height, cy + radius + 1))
+    cells = [(x, y) for x in xs for y in ys]
+    rng.shuffle(cells)
+    for x, y in cells:
+        if rng.random() < density:
+            colour = naive.BLACK if rng.random() < bias else naive.WHITE
+            board.play(x, y, colour)
+            pos.stones[(x, y)] = colour
+    around = [(x, y) for x in range(max(0, cx - radius - 1), min(width, cx + radius + 2))
+              for y in range(max(0, cy - radius - 1), min(height, cy + radius + 2))
+              if (x, y) not in pos.stones]
+    return board, pos, around
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Run the one-signature check after everything else has called the kernels."""
+    items.sort(key=lambda item: item.get_closest_marker("run_last") is not None)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "run_last: run after every other test")

@@ -1,0 +1,278 @@
+"""Slow, obviously-correct twins of the bot.core kernels, written from the rules' definitions.
+
+Positions are plain dicts ``{(x, y): colour}``.  Nothing here uses line keys, tables, padding or
+incremental updates: each function walks the real board line by line.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+EMPTY, BLACK, WHITE, WALL = 0, 1, 2, 3
+DIRECTIONS = ((1, 0), (0, 1), (1, 1), (-1, 1))
+
+# shape and class numbers, as documented in bot/core/shapes.py
+NONE, TWO, OPEN_TWO, THREE, OPEN_THREE, FOUR, FOUR_FOUR, OPEN_FOUR, FIVE, OVERLINE = range(10)
+(C_NONE, C_TWO, C_OPEN_TWO, C_DOUBLE_TWO, C_THREE, C_OPEN_THREE, C_DOUBLE_THREE, C_FOUR,
+ C_FOUR_THREE, C_DOUBLE_FOUR, C_OPEN_FOUR, C_FIVE) = range(12)
+
+
+@dataclass
+class Position:
+    width: int
+    height: int
+    rule: int
+    stones: dict[tuple[int, int], int] = field(default_factory=dict)
+
+    def at(self, x: int, y: int) -> int:
+        if not (0 <= x < self.width and 0 <= y < self.height):
+            return WALL
+        return self.stones.get((x, y), EMPTY)
+
+
+def win_rule(rule: int, colour: int) -> str:
+    """'free' (5+), 'exact' (5), 'caro' (6+, or 5 not blocked by the opponent at both ends),
+    'caro_exact' (5 not blocked at both ends), read from the Gomocup rule bits."""
+    if rule & 4:
+        return "exact" if colour == BLACK else "free"
+    if rule & 8:
+        return "caro_exact" if rule & 1 else "caro"
+    return "exact" if rule & 1 else "free"
+
+
+def _line(pos: Position, x: int, y: int, d: int, colour: int) -> tuple[list[str], int]:
+    """The whole board line through (x, y) as 'X' own, 'O' opponent, '#' edge, '.' empty;
+    one '#' at each end stands for the edge.  Returns the line and the index of (x, y)."""
+    dx, dy = DIRECTIONS[d]
+    while 0 <= x - dx < pos.width and 0 <= y - dy < pos.height:
+        x, y = x - dx, y - dy
+    start = (x, y)
+    cells = ["#"]
+    while 0 <= x < pos.width and 0 <= y < pos.height:
+        value = pos.at(x, y)
+        cells.append("." if value == EMPTY else "X" if value == colour else "O")
+        x, y = x + dx, y + dy
+    cells.append("#")
+    return cells, start
+
+
+def _run(cells: list[str], i: int) -> tuple[int, int]:
+    lo = hi = i
+    while cells[lo - 1] == "X":
+        lo -= 1
+    while cells[hi + 1] == "X":
+        hi += 1
+    return lo, hi
+
+
+def _wins(cells: list[str], i: int, how: str) -> bool:
+    lo, hi = _run(cells, i)
+    n = hi - lo + 1
+    dead = cells[lo - 1] == "O" and cells[hi + 1] == "O"
+    return {
+        "free": n >= 5,
+        "exact": n == 5,
+        "caro": n >= 6 or (n == 5 and not dead),
+        "caro_exact": n == 5 and not dead,
+    }[how]
+
+
+def _fives_through(cells: list[str], centre: int, how: str) -> list[int]:
+    """Empty cells that complete a winning five whose run contains the centre stone."""
+    found = []
+    for e in range(max(1, centre - 4), min(len(cells) - 1, centre + 5)):
+        if cells[e] != ".":
+            continue
+        cells[e] = "X"
+        lo, hi = _run(cells, e)
+        if lo <= centre <= hi and _wins(cells, e, how):
+            found.append(e)
+        cells[e] = "."
+    return found
+
+
+def _four_kind(cells: list[str], centre: int, how: str) -> int:
+    fives = _fives_through(cells, centre, how)
+    if not fives:
+        return NONE
+    if len(fives) == 1:
+        return FOUR
+    lo, hi = _run(cells, centre)
+    if hi - lo == 3 and lo - 1 in fives and hi + 1 in fives:
+        return OPEN_FOUR
+    return FOUR_FOUR
+
+
+def _empties_near(cells: list[str], centre: int) -> list[int]:
+    return [e for e in range(max(1, centre - 4), min(len(cells) - 1, centre + 5))
+            if cells[e] == "."]
+
+
+def shape(pos: Position, x: int, y: int, colour: int, d: int) -> int:
+    """What a ``colour`` stone on empty (x, y) makes along direction d."""
+    how = win_rule(pos.rule, colour)
+    cells, start = _line(pos, x, y, d, colour)
+    dx, dy = DIRECTIONS[d]
+    centre = 1 + (x - start[0]) // dx if dx else 1 + (y - start[1])
+    cells[centre] = "X"
+    if _wins(cells, centre, how):
+        return FIVE
+    lo, hi = _run(cells, centre)
+    if hi - lo + 1 >= 6:
+        return OVERLINE
+    if hi - lo + 1 == 5:
+        return NONE
+    kind = _four_kind(cells, centre, how)
+    if kind:
+        return kind
+    kinds = []
+    for e in _empties_near(cells, centre):
+        cells[e] = "X"
+        kinds.append(_four_kind(cells, centre, how))
+        cells[e] = "."
+    if any(k in (OPEN_FOUR, FOUR_FOUR) for k in kinds):
+        return OPEN_THREE
+    if FOUR in kinds:
+        return THREE
+    kinds = []
+    near = _empties_near(cells, centre)
+    for a in near:
+        for b in near:
+            if a < b:
+                cells[a] = cells[b] = "X"
+                kinds.append(_four_kind(cells, centre, how))
+                cells[a] = cells[b] = "."
+    if any(k in (OPEN_FOUR, FOUR_FOUR) for k in kinds):
+        return OPEN_TWO
+    if FOUR in kinds:
+        return TWO
+    return NONE
+
+
+def combine(four_shapes: list[int]) -> int:
+    """The class of a cell from its four shapes."""
+    fours = sum({FOUR: 1, FOUR_FOUR: 2}.get(s, 0) for s in four_shapes)
+    opens = four_shapes.count(OPEN_THREE)
+    if FIVE in four_shapes:
+        return C_FIVE
+    if OPEN_FOUR in four_shapes:
+        return C_OPEN_FOUR
+    if fours:
+        return [C_FOUR, C_FOUR_THREE][opens > 0] if fours == 1 else C_DOUBLE_FOUR
+    if opens:
+        return C_OPEN_THREE if opens == 1 else C_DOUBLE_THREE
+    if THREE in four_shapes:
+        return C_THREE
+    open_twos = four_shapes.count(OPEN_TWO)
+    if open_twos:
+        return C_OPEN_TWO if open_twos == 1 else C_DOUBLE_TWO
+    return C_TWO if TWO in four_shapes else C_NONE
+
+
+def cell_class(pos: Position, x: int, y: int, colour: int) -> int:
+    return combine([shape(pos, x, y, colour, d) for d in range(4)])
+
+
+def wins(pos: Position, x: int, y: int, colour: int) -> bool:
+    """A ``colour`` stone on empty (x, y) makes a winning line, by counting stones."""
+    how = win_rule(pos.rule, colour)
+    for dx, dy in DIRECTIONS:
+        n = 1
+        ends = []
+        for sign in (1, -1):
+            k = 1
+            while pos.at(x + sign * k * dx, y + sign * k * dy) == colour:
+                k += 1
+            n += k - 1
+            ends.append(pos.at(x + sign * k * dx, y + sign * k * dy))
+        opponent = WHITE if colour == BLACK else BLACK
+        dead = ends[0] == opponent and ends[1] == opponent
+        if (how == "free" and n >= 5 or how == "exact" and n == 5
+                or how == "caro" and (n >= 6 or n == 5 and not dead)
+                or how == "caro_exact" and n == 5 and not dead):
+            return True
+    return False
+
+
+def foul(pos: Position, x: int, y: int, five_breaks_three: bool = False) -> int:
+    """Renju foul of black at empty (x, y): 0 none, 1 double three, 2 double four, 3 overline.
+
+    ``five_breaks_three`` is Piskvork's referee convention (also the renju package's): a three
+    whose straight-four point also makes a five does not count.  We do not follow it; it is
+    here to explain the cases where that oracle and we disagree."""
+    shapes = [shape(pos, x, y, BLACK, d) for d in range(4)]
+    if FIVE in shapes:
+        return 0
+    if OVERLINE in shapes:
+        return 3
+    if sum({FOUR: 1, OPEN_FOUR: 1, FOUR_FOUR: 2}.get(s, 0) for s in shapes) >= 2:
+        return 2
+    if shapes.count(OPEN_THREE) < 2:
+        return 0
+    pos.stones[(x, y)] = BLACK
+    try:
+        real = sum(_three_is_real(pos, x, y, d, five_breaks_three)
+                   for d in range(4) if shapes[d] == OPEN_THREE)
+    finally:
+        del pos.stones[(x, y)]
+    return 1 if real >= 2 else 0
+
+
+def _three_is_real(pos: Position, x: int, y: int, d: int, five_breaks_three: bool) -> bool:
+    """Some empty cell on this line, not itself a foul, turns the three into a straight four
+    that contains (x, y)."""
+    dx, dy = DIRECTIONS[d]
+    for k in range(-4, 5):
+        ex, ey = x + k * dx, y + k * dy
+        if k == 0 or pos.at(ex, ey) != EMPTY:
+            continue
+        between = [pos.at(x + j * dx, y + j * dy) for j in range(min(0, k) + 1, max(0, k))]
+        if any(v != BLACK for v in between):
+            continue
+        if five_breaks_three and wins(pos, ex, ey, BLACK):
+            continue
+        if shape(pos, ex, ey, BLACK, d) == OPEN_FOUR and foul(pos, ex, ey, five_breaks_three) == 0:
+            return True
+    return False
+
+
+def image(sym: int, x: int, y: int, w: int, h: int) -> tuple[int, int]:
+    """Symmetry images built from two generators: mirror left-right (m) and transpose (t)."""
+    def mirror(p: tuple[int, int], width: int) -> tuple[int, int]:
+        return width - 1 - p[0], p[1]
+
+    def flip(p: tuple[int, int], height: int) -> tuple[int, int]:
+        return p[0], height - 1 - p[1]
+
+    def transpose(p: tuple[int, int]) -> tuple[int, int]:
+        return p[1], p[0]
+
+    p = (x, y)
+    return [
+        p, mirror(p, w), flip(p, h), mirror(flip(p, h), w),
+        transpose(p), mirror(transpose(p), h), transpose(mirror(p, w)),
+        mirror(flip(transpose(p), w), h),
+    ][sym]
+
+
+def hashes(pos: Position, values: np.ndarray) -> list[int]:
+    """Zobrist key of each symmetric image, XOR over the stones, from scratch."""
+    count = 8 if pos.width == pos.height else 4
+    keys = []
+    for sym in range(count):
+        key = 0
+        for (x, y), colour in pos.stones.items():
+            ix, iy = image(sym, x, y, pos.width, pos.height)
+            key ^= int(values[colour, iy * 32 + ix])
+        keys.append(key)
+    return keys
+
+
+def candidates(pos: Position) -> set[tuple[int, int]]:
+    """Empty cells within Chebyshev distance 2 of a stone."""
+    return {(x, y) for x in range(pos.width) for y in range(pos.height)
+            if pos.at(x, y) == EMPTY and any(
+                pos.at(x + i, y + j) in (BLACK, WHITE)
+                for i in range(-2, 3) for j in range(-2, 3))}

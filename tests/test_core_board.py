@@ -1,0 +1,177 @@
+"""The board kernels against their naive twins, round trips, keys and the wrapper's errors."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bot.core import state
+from bot.core.board import Board
+from bot.core.errors import (
+    BoardError, CoordinateError, HistoryError, OccupiedError, RuleError, SizeError,
+)
+from tests import naive
+from tests.conftest import RULES, SIZES, clustered_position
+
+POSITIONS_PER_CASE = 340  # x 3 sizes: over a thousand positions per rule
+
+
+@pytest.mark.parametrize("rule", RULES)
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_kernels_agree_with_naive_twins(rule: int, size: tuple[int, int]) -> None:
+    rng = random.Random(rule * 1000 + size[0] * 37 + size[1])
+    width, height = size
+    values = state.zobrist_values()
+    for _ in range(POSITIONS_PER_CASE):
+        board, pos, around = clustered_position(rng, width, height, rule)
+        for x, y in rng.sample(around, min(4, len(around))):
+            for colour in (naive.BLACK, naive.WHITE):
+                got = [board.shape(x, y, colour, d) for d in range(4)]
+                want = [naive.shape(pos, x, y, colour, d) for d in range(4)]
+                assert got == want, (rule, size, sorted(pos.stones.items()), (x, y), colour)
+                assert board.cell_class(x, y, colour) == naive.combine(want)
+                assert board.wins(x, y, colour) == naive.wins(pos, x, y, colour)
+            if rule & 4:
+                assert board.foul(x, y) == naive.foul(pos, x, y), (sorted(pos.stones.items()),
+                                                                   (x, y))
+        assert set(board.candidates()) == naive.candidates(pos)
+        assert len(board.candidates()) == len(naive.candidates(pos))
+        assert board.symmetric_hashes() == naive.hashes(pos, values)
+
+
+def snapshot(board: Board) -> dict[str, np.ndarray]:
+    return {name: np.copy(array) for name, array in board.state._asdict().items()}
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), rule=st.sampled_from(RULES), size=st.sampled_from(SIZES))
+def test_make_unmake_round_trip_restores_every_array(data: st.DataObject, rule: int,
+                                                    size: tuple[int, int]) -> None:
+    width, height = size
+    board = Board(width, height, rule)
+    points = [(x, y) for x in range(width) for y in range(height)]
+    prefix = data.draw(st.lists(st.sampled_from(points), max_size=40, unique=True))
+    for x, y in prefix:
+        board.play(x, y)
+    before = snapshot(board)
+    rest = [p for p in points if p not in set(prefix)]
+    extra = data.draw(st.lists(st.sampled_from(rest), min_size=1, max_size=30, unique=True))
+    for x, y in extra:
+        board.play(x, y)
+    for x, y in reversed(extra):
+        assert board.undo() == (x, y)
+    after = snapshot(board)
+    for name, array in before.items():
+        assert np.array_equal(array, after[name]), name
+
+
+def transform(stones: list[tuple[int, int, int]], sym: int, w: int,
+              h: int) -> list[tuple[int, int, int]]:
+    return [(*naive.image(sym, x, y, w, h), c) for x, y, c in stones]
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_symmetric_positions_share_the_canonical_key(size: tuple[int, int]) -> None:
+    width, height = size
+    rng = random.Random(width * height)
+    for _ in range(100):
+        board, pos, _ = clustered_position(rng, width, height, 0)
+        stones = [(x, y, c) for (x, y), c in pos.stones.items()]
+        key, sym = board.canonical_key()
+        for image in range(8 if width == height else 4):
+            other = Board(width, height, 0)
+            other.setup(transform(stones, image, width, height))
+            assert other.canonical_key()[0] == key
+        # the symmetry that gave the key maps the position onto the one whose plain key it is
+        image_board = Board(width, height, 0)
+        image_board.setup(transform(stones, sym, width, height))
+        assert image_board.hash == key
+
+
+def test_different_positions_get_different_canonical_keys() -> None:
+    rng = random.Random(11)
+    seen: dict[int, frozenset[tuple[int, int, int]]] = {}
+    for _ in range(3000):
+        board, pos, _ = clustered_position(rng, 15, 15, 0)
+        # the canonical form of the stone set: the smallest image as a sorted tuple
+        forms = [tuple(sorted(transform([(x, y, c) for (x, y), c in pos.stones.items()],
+                                        s, 15, 15))) for s in range(8)]
+        form = frozenset(min(forms))
+        key = board.canonical_key()[0]
+        assert seen.setdefault(key, form) == form
+    assert len(seen) > 2500
+
+
+def test_play_reports_wins_and_undo_restores_the_side_to_move() -> None:
+    board = Board(15, 15, 0)
+    for x in range(4):
+        assert not board.play(x, 0)
+        board.play(x, 5)
+    assert board.side_to_move() == naive.BLACK
+    assert board.play(4, 0)
+    assert board.undo() == (4, 0)
+    assert board.moves()[-1] == (3, 5)
+
+
+@pytest.mark.parametrize("call, error", [
+    (lambda b: b.play(15, 0), CoordinateError),
+    (lambda b: b.play(-1, 3), CoordinateError),
+    (lambda b: b.play(7, 7), OccupiedError),
+    (lambda b: b.play(1, 1, 3), ValueError),
+    (lambda b: b.play(1.5, 1), CoordinateError),
+    (lambda b: b.remove(0, 0), OccupiedError),
+    (lambda b: b.setup([(1, 1, 1), (1, 1, 2)]), OccupiedError),
+    (lambda b: b.setup([(1, 1, 1), (99, 1, 2)]), CoordinateError),
+    (lambda b: b.shape(1, 1, 1, 4), ValueError),
+])
+def test_bad_input_raises_a_clear_value_error_and_changes_nothing(call, error) -> None:
+    board = Board(15, 15, 4)
+    board.play(7, 7)
+    board.play(8, 8)
+    before = snapshot(board)
+    with pytest.raises(error) as raised:
+        call(board)
+    assert isinstance(raised.value, ValueError) and str(raised.value)
+    after = snapshot(board)
+    for name, array in before.items():
+        assert np.array_equal(array, after[name]), name
+
+
+@pytest.mark.parametrize("args, error", [
+    ((4, 4, 0), SizeError), ((33, 15, 0), SizeError), ((15, 15, 16), RuleError),
+    ((15, 15, 12), RuleError), ((15, 15, -1), RuleError), (("15", 15, 0), ValueError),
+])
+def test_unsupported_boards_are_refused(args: tuple, error: type) -> None:
+    with pytest.raises(error):
+        Board(*args)
+    assert issubclass(error, ValueError)
+
+
+def test_undo_on_an_empty_board_is_refused() -> None:
+    with pytest.raises(HistoryError):
+        Board(15).undo()
+    assert issubclass(HistoryError, BoardError)
+
+
+def test_remove_takes_back_any_stone() -> None:
+    board = Board(15, 15, 0)
+    for point in [(7, 7), (8, 8), (6, 6), (9, 9)]:
+        board.play(*point)
+    board.remove(8, 8)
+    fresh = Board(15, 15, 0)
+    fresh.setup([(7, 7, 1), (6, 6, 1), (9, 9, 2)])
+    assert board.symmetric_hashes() == fresh.symmetric_hashes()
+    assert set(board.candidates()) == set(fresh.candidates())
+    assert board.shape(5, 5, 1, 2) == fresh.shape(5, 5, 1, 2)
+
+
+def test_every_board_side_from_5_to_32_works_at_the_edges() -> None:
+    for side in (5, 6, 31, 32):
+        board = Board(side, 5 if side > 20 else side, 0)
+        for x in range(5):
+            won = board.play(x, board.height - 1, naive.BLACK)
+        assert won

@@ -1,0 +1,24 @@
+"""After the whole suite, every kernel must have been compiled for one signature only
+(a second type means a second compile mid-game, and breaks ahead-of-time compilation)."""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+
+import pytest
+from numba.core.registry import CPUDispatcher
+
+import bot.core
+
+
+@pytest.mark.run_last
+def test_every_kernel_has_at_most_one_signature() -> None:
+    seen = 0
+    for info in pkgutil.iter_modules(bot.core.__path__):
+        module = importlib.import_module(f"bot.core.{info.name}")
+        for name, value in vars(module).items():
+            if isinstance(value, CPUDispatcher) and value.__module__ == module.__name__:
+                seen += 1
+                assert len(value.signatures) <= 1, (module.__name__, name, value.signatures)
+    assert seen >= 10

@@ -1,4 +1,4 @@
-"""Benchmarks that print figures: ``python -m bot.bench core``.
+"""Benchmarks that print figures: ``python -m bot.bench core`` and ``... startup``.
 
 The positions are fixed (seeded), so figures from two commits compare like for like; the
 machines are shared and noisy, so run it more than once before trusting a difference.
@@ -7,10 +7,14 @@ machines are shared and noisy, so run it more than once before trusting a differ
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import resource
+import subprocess
 import sys
+import tempfile
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -63,13 +67,64 @@ def core(rounds: int) -> None:
           f"peak RSS of this process: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")
 
 
+GOMOCUP_OPENING = ["7,7,2", "8,7,1", "8,8,2"]  # GomocupJudge sends the opening as BOARD rows
+
+
+def first_move(cache_dir: str, extra: tuple[str, ...] = ()) -> tuple[float, float]:
+    """Seconds from process start to the first move, and the process's peak RSS in MiB, when
+    START, the INFOs and BOARD arrive at once as GomocupJudge sends them."""
+    env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir)
+    commands = ["START 15", "INFO timeout_turn 5000", "INFO timeout_match 180000",
+                "INFO max_memory 367001600", "INFO rule 0", "INFO game_type 1",
+                "INFO time_left 180000", *extra, "BOARD", *GOMOCUP_OPENING, "DONE"]
+    start = time.perf_counter()
+    brain = subprocess.Popen([sys.executable, "-m", "protocol"], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, env=env, text=True)
+    assert brain.stdin is not None and brain.stdout is not None
+    brain.stdin.write("\n".join(commands) + "\n")
+    brain.stdin.flush()
+    while True:
+        line = brain.stdout.readline()
+        if not line or "," in line and not line.startswith("MESSAGE"):
+            break
+    elapsed = time.perf_counter() - start
+    status = Path(f"/proc/{brain.pid}/status").read_text()
+    peak_kib = next(int(row.split()[1]) for row in status.splitlines() if row.startswith("VmHWM"))
+    brain.stdin.write("END\n")
+    brain.stdin.flush()
+    brain.wait(timeout=30)
+    return elapsed, peak_kib / 1024
+
+
+def startup(runs: int) -> None:
+    with tempfile.TemporaryDirectory() as scratch:
+        rows = []
+        for run in range(runs):
+            cold_dir = os.path.join(scratch, f"cold{run}")
+            cold = first_move(cold_dir)  # empty cache: everything compiles
+            warm = first_move(cold_dir)  # the cache the cold run wrote
+            shallow = first_move(cold_dir, ("INFO max_depth 1",))  # start-up alone
+            rows.append((cold, warm, shallow))
+    print(f"{'run':<5}{'cold s':>9}{'cold MiB':>10}{'warm s':>9}{'warm MiB':>10}"
+          f"{'warm depth-1 s':>16}")
+    for run, ((cold_s, cold_mib), (warm_s, warm_mib), (shallow_s, _)) in enumerate(rows):
+        print(f"{run:<5}{cold_s:>9.2f}{cold_mib:>10.0f}{warm_s:>9.2f}{warm_mib:>10.0f}"
+              f"{shallow_s:>16.2f}")
+    print("seconds from process start to the first move (START, INFOs and BOARD with a 3-stone "
+          "opening sent at once; timeout_turn 5000 ms, so cold and warm include the search); "
+          "depth-1 isolates start-up; peak RSS from /proc VmHWM")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bot.bench", description=__doc__)
-    parser.add_argument("what", choices=["core"], help="which benchmark to run")
+    parser.add_argument("what", choices=["core", "startup"], help="which benchmark to run")
     parser.add_argument("--rounds", type=int, default=20, help="passes over each position")
+    parser.add_argument("--runs", type=int, default=2, help="start-up runs (cold + warm each)")
     args = parser.parse_args(argv)
     if args.what == "core":
         core(args.rounds)
+    else:
+        startup(args.runs)
     return 0
 
 

@@ -1,0 +1,94 @@
+"""Tactics through the engine facade: wins in one, blocks, open threes, VCF puzzles."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bot.core import search
+from bot.engine import Engine
+from bot.limits import Limits
+from tests.conftest import DATA
+
+QUICK = Limits(timeout_turn_ms=1500)
+
+
+def engine_with(rule: int, black: list, white: list, size: int = 15) -> Engine:
+    engine = Engine()
+    engine.new_game(size, size, rule)
+    engine.setup([(x, y, 1) for x, y in black] + [(x, y, 2) for x, y in white])
+    return engine
+
+
+@pytest.mark.parametrize("rule", [0, 1, 4, 8, 9])
+def test_takes_a_win_in_one(rule: int) -> None:
+    engine = engine_with(rule, [(3, 3), (4, 3), (5, 3), (6, 3)], [(3, 5), (4, 5), (5, 9), (9, 9)])
+    assert engine.think(QUICK).move in {(2, 3), (7, 3)}
+
+
+@pytest.mark.parametrize("rule", [0, 1, 4, 8, 9])
+def test_blocks_a_four(rule: int) -> None:
+    engine = engine_with(rule, [(7, 7), (8, 8), (9, 9), (10, 10), (1, 13)],
+                         [(6, 6), (3, 12), (12, 3), (13, 1)])
+    assert engine.think(QUICK).move == (11, 11)
+
+
+@pytest.mark.parametrize("rule", [0, 1, 4])
+def test_answers_an_open_three_on_its_line(rule: int) -> None:
+    engine = engine_with(rule, [(6, 7), (7, 7), (8, 7)], [(3, 3), (12, 12)])
+    move = engine.think(QUICK).move
+    assert move[1] == 7 and 3 <= move[0] <= 10
+
+
+def test_white_exploits_a_forbidden_block_in_renju() -> None:
+    # White's four at row 5 has its only completion (7,7), a double-three point for black,
+    # so black cannot block: white wins with the four.
+    black = [(6, 7), (7, 6), (7, 8), (8, 7), (0, 0), (14, 14)]
+    white = [(3, 3), (4, 4), (5, 5), (11, 0), (12, 0), (13, 14)]
+    engine = engine_with(4, black, white)
+    # white to move (counts equal: 6 and 6 means black to move; add a black stone far away)
+    engine.play(0, 14, 1)
+    result = engine.think(QUICK)
+    assert result.move == (6, 6) and result.score > search.MATE_BOUND
+
+
+def test_never_plays_a_forbidden_point_as_black() -> None:
+    engine = engine_with(4, [(6, 7), (7, 6), (7, 8), (8, 7)], [(0, 0), (14, 0), (0, 14), (14, 14)])
+    for _ in range(3):
+        result = engine.think(QUICK)
+        assert engine.board.foul(*result.move) == 0
+        engine.play(*result.move)
+        engine.play(*engine.think(QUICK).move)
+
+
+def puzzles(task: str) -> list[dict]:
+    lines = (DATA / "renju_puzzles_quintet_mit.jsonl").read_text().splitlines()
+    cases = [json.loads(line) for line in lines if line]
+    return [c for c in cases if c["task"] == task and c["answers"].get("attacker_moves", 99) <= 20]
+
+
+@pytest.mark.parametrize("case", puzzles("vcf"), ids=lambda c: c["id"])
+def test_vcf_puzzles_are_solved_by_the_vcf_kernel(case: dict) -> None:
+    engine = engine_with(4, case["black"], case["white"])
+    colour = 1 if case["to_move"] == "black" else 2
+    moves = case["answers"]["attacker_moves"]
+    # within as many fours as the published line has attacker moves, a win is found ...
+    assert search.vcf(engine.board.state, engine._search, colour, moves, 0) > 0
+    # ... and where the source claims its line is the shortest, two fours fewer find nothing
+    if case["answers"].get("minimal_depth_claimed"):
+        assert search.vcf(engine.board.state, engine._search, colour, moves - 2, 0) == 0
+
+
+@pytest.mark.parametrize("case", [c for c in puzzles("vcf") if c["counts_consistent_with_to_move"]],
+                         ids=lambda c: c["id"])
+def test_engine_plays_a_winning_first_move_in_vcf_puzzles(case: dict) -> None:
+    engine = engine_with(4, case["black"], case["white"])
+    result = engine.think(QUICK)
+    assert result.score > search.MATE_BOUND
+    colour = engine.board.side_to_move()
+    engine.play(*result.move)
+    # after the attacker's move the defender is lost whatever it does
+    reply = engine.think(QUICK)
+    assert reply.score < -search.MATE_BOUND, (result, reply)
+    assert colour in (1, 2)

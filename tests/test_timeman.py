@@ -1,0 +1,30 @@
+"""Turn budgets."""
+
+from bot.limits import Limits
+from bot.timeman import budget
+
+
+def test_turn_limit_with_margin() -> None:
+    b = budget(Limits(timeout_turn_ms=5000))
+    assert 4000 < b.maximum_ms < 5000 and b.optimum_ms < b.maximum_ms
+
+
+def test_time_left_is_trusted_over_the_match_limit() -> None:
+    b = budget(Limits(timeout_turn_ms=30000, timeout_match_ms=180000, time_left_ms=2000))
+    assert b.maximum_ms < 200
+
+
+def test_startup_is_paid_by_the_first_move() -> None:
+    plain = budget(Limits(timeout_turn_ms=5000))
+    first = budget(Limits(timeout_turn_ms=5000, startup_ms=1500))
+    assert abs(plain.maximum_ms - first.maximum_ms - 1500) < 1e-6
+
+
+def test_zero_turn_limit_plays_fast_and_negative_time_left_still_moves() -> None:
+    assert budget(Limits(timeout_turn_ms=0)).maximum_ms < 100
+    assert budget(Limits(timeout_turn_ms=5000, time_left_ms=-300)).maximum_ms >= 5
+
+
+def test_match_time_without_time_left() -> None:
+    b = budget(Limits(timeout_turn_ms=0 + 30000, timeout_match_ms=100000))
+    assert b.maximum_ms <= 100000 / 25

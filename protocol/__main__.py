@@ -7,6 +7,28 @@ import sys
 import warnings
 
 
+def parse_config(argv: list[str]):  # -> bot.config.Config
+    """``--param KEY=VALUE`` options (used by sente-match --selfplay) over the defaults."""
+    import argparse
+    import dataclasses
+
+    from bot.config import Config
+
+    parser = argparse.ArgumentParser(prog="pbrain-sente", description="Sente Gomocup brain")
+    parser.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
+                        help="engine parameter, e.g. branch=12 (see bot/config.py)")
+    args = parser.parse_args(argv)
+    fields = {f.name: f for f in dataclasses.fields(Config) if f.type in ("int", "bool")}
+    values: dict[str, object] = {}
+    for item in args.param:
+        key, _, value = item.partition("=")
+        if key not in fields:
+            parser.error(f"unknown parameter {key!r}; known: {', '.join(sorted(fields))}")
+        values[key] = value.lower() in ("1", "true", "yes") if fields[key].type == "bool" \
+            else int(value)
+    return Config(**values)  # type: ignore[arg-type]
+
+
 def main() -> None:
     warnings.simplefilter("ignore")  # stderr stays quiet: some managers merge it into stdout
     os.environ.setdefault("NUMBA_DISABLE_PERFORMANCE_WARNINGS", "1")
@@ -17,7 +39,7 @@ def main() -> None:
     from bot.engine import Engine
     from protocol.brain import Brain, StdinReader
 
-    engine = Engine()
+    engine = Engine(parse_config(sys.argv[1:]))
     reader = StdinReader(sys.stdin.buffer, engine.stop)
 
     def send(line: str) -> None:

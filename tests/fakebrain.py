@@ -1,0 +1,82 @@
+"""Misbehaving Gomocup brains for referee tests: ``python tests/fakebrain.py MODE``.
+
+Modes: good (plays the first empty cell nearest the centre), crash, hang, late, occupied,
+offboard, junk (junk lines, then a good move), leak (grabs 200 MB, then a good move).
+"""
+
+import sys
+import time
+
+mode = sys.argv[1]
+size = 15
+stones: set = set()
+hoard = []
+
+
+def say(line: str) -> None:
+    sys.stdout.write(line + "\n")
+    sys.stdout.flush()
+
+
+def good_move() -> tuple:
+    c = size // 2
+    cells = sorted(((x, y) for x in range(size) for y in range(size) if (x, y) not in stones),
+                   key=lambda p: (abs(p[0] - c) + abs(p[1] - c), p))
+    return cells[0]
+
+
+def answer() -> None:
+    if mode == "crash":
+        sys.exit(3)
+    if mode == "hang":
+        time.sleep(3600)
+    if mode == "late":
+        time.sleep(2.5)
+    if mode == "occupied" and stones:
+        x, y = sorted(stones)[0]
+        say(f"{x},{y}")
+        return
+    if mode == "offboard":
+        say("99,99")
+        return
+    if mode == "junk":
+        say("hello there")
+        say("\x01\x02 junk")
+    if mode == "leak":
+        hoard.append(bytearray(200 * 2**20))
+        for i in range(0, len(hoard[-1]), 4096):
+            hoard[-1][i] = 1
+    move = good_move()
+    stones.add(move)
+    say(f"{move[0]},{move[1]}")
+
+
+in_board = False
+for raw in sys.stdin:
+    line = raw.strip()
+    word = line.split(" ")[0].upper()
+    if in_board:
+        if word == "DONE":
+            in_board = False
+            answer()
+        else:
+            x, y, _ = line.split(",")
+            stones.add((int(x), int(y)))
+    elif word == "START":
+        size = int(line.split()[1])
+        stones.clear()
+        say("OK")
+    elif word == "RESTART":
+        stones.clear()
+        say("OK")
+    elif word == "BOARD":
+        stones.clear()
+        in_board = True
+    elif word == "TURN":
+        x, y = line.split()[1].split(",")
+        stones.add((int(x), int(y)))
+        answer()
+    elif word == "BEGIN":
+        answer()
+    elif word == "END":
+        break

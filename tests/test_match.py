@@ -1,0 +1,121 @@
+"""The match runner: referee outcomes with misbehaving brains, records, statistics."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from bot.core.board import Board
+from protocol import match, records, stats
+from protocol.manager import EngineSpec
+
+FAKE = str(Path(__file__).parent / "fakebrain.py")
+FAST = match.MatchSettings(timeout_turn_ms=300, tolerance_ms=700, max_memory=150 * 2**20)
+
+
+def fake(mode: str) -> EngineSpec:
+    return EngineSpec(mode, (sys.executable, FAKE, mode))
+
+
+def job(black: EngineSpec, white: EngineSpec, settings: match.MatchSettings = FAST,
+        opening: tuple = ((7, 7), (8, 8), (6, 8))) -> match.GameJob:
+    return match.GameJob(0, 0, black, white, opening, settings, True)
+
+
+@pytest.mark.parametrize("mode, cause", [
+    ("crash", "crash"), ("hang", "timeout"), ("late", "timeout"), ("occupied", "illegal"),
+    ("offboard", "illegal"), ("leak", "memory"),
+])
+def test_each_failure_is_recorded_with_its_cause(mode: str, cause: str) -> None:
+    # after a 3-stone opening white moves first, so the misbehaving brain plays white
+    record = match.play_game(job(fake("good"), fake(mode)))
+    assert (record.winner, record.cause) == (1, cause), record
+
+
+def test_junk_lines_are_skipped_and_the_game_goes_on() -> None:
+    record = match.play_game(job(fake("junk"), fake("good"),
+                                 match.MatchSettings(timeout_turn_ms=300, adjudicate=12)))
+    assert record.cause == "adjudicated" and record.winner == 0
+    assert len(record.moves) == 12
+
+
+def test_renju_fouls_by_black_lose() -> None:
+    settings = match.MatchSettings(rule=4, timeout_turn_ms=300)
+    # black's next "good" move (the centre-nearest empty cell) is (7,7): a double three here
+    opening = ((6, 7), (0, 0), (7, 6), (14, 0), (7, 8), (0, 14), (8, 7), (14, 14))
+    record = match.play_game(job(fake("good"), fake("good"), settings, opening))
+    assert (record.winner, record.cause, record.detail) == (2, "forbidden", "7,7")
+
+
+def test_a_match_goes_on_after_crashes_and_keeps_every_record(tmp_path: Path) -> None:
+    openings = [((7, 7), (8, 8), (6, 8))]
+    jobs = match.schedule(fake("crash"), fake("good"), openings, 4, FAST, 1, False, False)
+    state = match.run_match(jobs, 2, tmp_path, None, pgn=True, progress=False)
+    assert len(state.games) == 4
+    assert all(g.cause == "crash" for g in state.games)
+    assert sum(state.points(g) for g in state.games) == 0
+    lines = (tmp_path / "results.jsonl").read_text().splitlines()
+    assert len(lines) == 4 and json.loads(lines[0])["cause"] == "crash"
+    assert (tmp_path / "games.pgn").read_text().count("[Result ") == 4
+    text = match.summary(state, None)
+    assert "crash" in text and "elo" in text
+
+
+def test_a_short_match_between_two_sente_brains(tmp_path: Path) -> None:
+    out = tmp_path / "m"
+    code = match.main(["--selfplay", "", "branch=8", "--games", "2", "--concurrency", "2",
+                       "--timeout-turn", "200", "--tolerance", "6000", "--out", str(out),
+                       "--quiet", "--pgn",
+                       "--symmetry", "--seed", "3"])
+    assert code == 0
+    games = sorted((out / "games").glob("*.sgf"))
+    assert len(games) == 2
+    results = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    for result in results:
+        stem = out / "games" / f"{result['index'] + 1:05d}"
+        sgf_moves = records.parse_sgf_moves(stem.with_suffix(".sgf").read_text())
+        width, height, psq_moves = records.parse_psq(stem.with_suffix(".psq").read_text())
+        assert (width, height) == (15, 15) and sgf_moves == psq_moves
+        board = Board(15, 15, 0)
+        won = False
+        for x, y, _ in sgf_moves:
+            assert not won
+            won = board.play(x, y)
+        assert won == (result["cause"] == "five")
+        assert result["cause"] in ("five", "full_board")
+    assert "pairs 1" in (out / "summary.txt").read_text()
+
+
+def test_openings_in_both_formats() -> None:
+    assert match.parse_opening("-1,0, 0,0, 1,1", 15, 15) == ((6, 7), (7, 7), (8, 8))
+    assert match.parse_opening("h8i9", 15, 15) == ((7, 7), (8, 6))
+    for size in (15, 20):
+        openings = match.load_openings("builtin", size, size)
+        assert len(openings) >= 8 and all(len(o) == 3 for o in openings)
+
+
+def test_schedule_plays_each_opening_with_both_colours() -> None:
+    a, b = fake("good"), fake("crash")
+    openings = [((7, 7),), ((6, 6),), ((5, 5),)]
+    jobs = match.schedule(a, b, openings, 6, FAST, 5, True, True)
+    assert [j.pair for j in jobs] == [0, 0, 1, 1, 2, 2]
+    for first, second in zip(jobs[::2], jobs[1::2]):
+        assert first.opening == second.opening
+        assert (first.black, first.white) == (second.white, second.black)
+    again = match.schedule(a, b, openings, 6, FAST, 5, True, True)
+    assert [j.opening for j in again] == [j.opening for j in jobs]
+
+
+def test_elo_estimate_and_sprt() -> None:
+    assert stats.elo_from_score(0.5) == 0
+    assert abs(stats.elo_from_score(stats.score_from_elo(100)) - 100) < 1e-9
+    est = stats.estimate([2, 1, 1.5, 1, 0.5, 2, 1.5, 1])
+    assert est.pentanomial == (0, 1, 3, 2, 2)
+    assert est.elo_low < est.elo < est.elo_high and est.elo > 0 and est.los > 0.9
+    sprt = stats.Sprt(0, 20, 0.05, 0.05)
+    assert sprt.decision([2.0, 1.5] * 100) == "H1"
+    assert sprt.decision([0.0, 0.5] * 100) == "H0"
+    assert sprt.decision([1.0, 1.5, 0.5]) is None

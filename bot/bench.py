@@ -1,4 +1,4 @@
-"""Benchmarks that print figures: ``python -m bot.bench core`` and ``... startup``.
+"""Benchmarks that print figures: ``python -m bot.bench core|search|startup``.
 
 The positions are fixed (seeded), so figures from two commits compare like for like; the
 machines are shared and noisy, so run it more than once before trusting a difference.
@@ -67,6 +67,41 @@ def core(rounds: int) -> None:
           f"peak RSS of this process: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")
 
 
+# Quiet early positions (offsets from the centre, black first) for the search signature.
+SIGNATURE_OPENINGS = (
+    ((0, 0), (1, 1), (1, 0), (-1, 1)),
+    ((0, 0), (0, 1), (2, 0), (1, -1), (1, 1)),
+    ((0, 0), (1, 0), (0, 2), (-1, 1)),
+    ((0, 0), (-1, -1), (1, 1), (2, 0), (0, 1), (1, -2)),
+    ((0, 0), (2, 2), (1, 0), (-1, 0), (0, -1), (0, 1)),
+    ((0, 0), (1, 1), (2, 0), (-2, 1), (1, -1), (0, -1), (-1, 1)),
+)
+SIGNATURE_DEPTH = 6  # fixed depth for the node signature: deeper is a stricter check, slower
+
+
+def search_signature() -> None:
+    """Node count over fixed positions at a fixed depth (unchanged by a pure refactor), and
+    nodes per second."""
+    from bot.engine import Engine
+    from bot.limits import Limits
+
+    limits = Limits(timeout_turn_ms=600_000, max_depth=SIGNATURE_DEPTH)
+    engine = Engine()
+    total_nodes, total_ms = 0, 0.0
+    for size, rule in ((15, 0), (15, 4), (20, 1)):
+        centre = size // 2
+        for opening in SIGNATURE_OPENINGS:
+            engine.new_game(size, size, rule)
+            engine.setup([(centre + dx, centre + dy, 1 + i % 2)
+                          for i, (dx, dy) in enumerate(opening)])
+            engine.clear_hash()
+            result = engine.think(limits)
+            total_nodes += result.nodes
+            total_ms += result.elapsed_ms
+    print(f"bench signature: {total_nodes} nodes at depth {SIGNATURE_DEPTH} over 18 positions; "
+          f"{total_nodes * 1000 / total_ms:,.0f} nodes/s")
+
+
 GOMOCUP_OPENING = ["7,7,2", "8,7,1", "8,8,2"]  # GomocupJudge sends the opening as BOARD rows
 
 
@@ -117,12 +152,14 @@ def startup(runs: int) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bot.bench", description=__doc__)
-    parser.add_argument("what", choices=["core", "startup"], help="which benchmark to run")
+    parser.add_argument("what", choices=["core", "startup", "search"], help="which benchmark to run")
     parser.add_argument("--rounds", type=int, default=20, help="passes over each position")
     parser.add_argument("--runs", type=int, default=2, help="start-up runs (cold + warm each)")
     args = parser.parse_args(argv)
     if args.what == "core":
         core(args.rounds)
+    elif args.what == "search":
+        search_signature()
     else:
         startup(args.runs)
     return 0

@@ -20,8 +20,14 @@ from bot.core.state import (
 # Renju fouls, numbered as the renju package and Piskvork's referee number them.
 FOUL_NONE, FOUL_DOUBLE_THREE, FOUL_DOUBLE_FOUR, FOUL_OVERLINE = 0, 1, 2, 3
 
+# Explicit signatures for the kernels other kernels call with cells and colours: arguments are
+# converted to int64 instead of compiling another overload (for constants such as BLACK, numba
+# would otherwise compile a Literal[int] version).
+STATE = state_type()
+CELL_COLOUR = (STATE, types.int64, types.int64)
 
-@kernel()
+
+@kernel(types.void(*CELL_COLOUR))
 def _refresh_shapes(st: BoardState, cell: int, direction: int) -> None:
     """Recompute both colours' shape in one direction, and their classes, from the line key."""
     key = st.keys[cell, direction]
@@ -33,7 +39,7 @@ def _refresh_shapes(st: BoardState, cell: int, direction: int) -> None:
         st.classes[side, cell] = st.class_table[word]
 
 
-@kernel()
+@kernel(types.void(*CELL_COLOUR))
 def _toggle_lines(st: BoardState, cell: int, value: int) -> None:
     """XOR a stone of ``value`` into the keys of the 40 cells that see ``cell``; refresh them."""
     for direction in range(4):
@@ -49,7 +55,7 @@ def _toggle_lines(st: BoardState, cell: int, value: int) -> None:
                 _refresh_shapes(st, before, direction)
 
 
-@kernel()
+@kernel(types.void(*CELL_COLOUR))
 def make(st: BoardState, cell: int, colour: int) -> None:
     """Put a ``colour`` stone on the empty ``cell``; every table is updated incrementally."""
     meta = st.meta
@@ -80,7 +86,7 @@ def make(st: BoardState, cell: int, colour: int) -> None:
     meta[M_PLY] = ply + 1
 
 
-@kernel()
+@kernel(types.int64(STATE))
 def unmake(st: BoardState) -> int:
     """Take back the last stone exactly as ``make`` put it (LIFO); returns its cell."""
     meta = st.meta
@@ -116,19 +122,19 @@ def unmake(st: BoardState) -> int:
     return cell
 
 
-@kernel()
+@kernel(types.boolean(*CELL_COLOUR))
 def wins(st: BoardState, cell: int, colour: int) -> bool:
     """Whether a ``colour`` stone on the empty ``cell`` wins at once under the board's rule."""
     return st.classes[colour - 1, cell] == shapes.C_FIVE
 
 
-@kernel()
+@kernel(types.int64(*CELL_COLOUR, types.int64))
 def shape_at(st: BoardState, cell: int, colour: int, direction: int) -> int:
     """Shape a ``colour`` stone on the empty ``cell`` makes along ``direction``."""
     return (st.words[colour - 1, cell] >> (4 * direction)) & 15
 
 
-@kernel(types.int64(state_type(), types.int64))
+@kernel(types.int64(STATE, types.int64))
 def foul_kind(st: BoardState, cell: int) -> int:
     """Renju foul of a black stone on the empty ``cell``: FOUL_* (a five is never a foul).
 

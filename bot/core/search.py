@@ -49,7 +49,7 @@ class SearchState(NamedTuple):
     tt_keys: np.ndarray  # uint64[n], n a power of two
     tt_data: np.ndarray  # int64[n, 3]
     ctrl: np.ndarray  # int64[CTRL_SLOTS]
-    moves: np.ndarray  # int32[MAX_PLY, MAX_MOVES]: move list per ply
+    moves: np.ndarray  # int64[MAX_PLY, MAX_MOVES]: move list per ply
     scores: np.ndarray  # int64[MAX_PLY, MAX_MOVES]: ordering score per move
     config: np.ndarray  # int64[CONFIG_SLOTS]
 
@@ -61,7 +61,7 @@ def new_search_state(tt_entries: int, config: np.ndarray) -> SearchState:
         tt_keys=np.zeros(entries, dtype=np.uint64),
         tt_data=np.zeros((entries, 3), dtype=np.int64),
         ctrl=np.zeros(CTRL_SLOTS, dtype=np.int64),
-        moves=np.zeros((MAX_PLY, MAX_MOVES), dtype=np.int32),
+        moves=np.zeros((MAX_PLY, MAX_MOVES), dtype=np.int64),
         scores=np.zeros((MAX_PLY, MAX_MOVES), dtype=np.int64),
         config=np.ascontiguousarray(config, dtype=np.int64),
     )
@@ -75,12 +75,12 @@ def search_state_type():  # -> numba type
 
     sample = SearchState(
         tt_keys=np.zeros(0, np.uint64), tt_data=np.zeros((0, 0), np.int64),
-        ctrl=np.zeros(0, np.int64), moves=np.zeros((0, 0), np.int32),
+        ctrl=np.zeros(0, np.int64), moves=np.zeros((0, 0), np.int64),
         scores=np.zeros((0, 0), np.int64), config=np.zeros(0, np.int64))
     return numba.typeof(sample)
 
 
-@kernel()
+@kernel(types.boolean(state_type(), types.int64, types.int64))
 def is_legal(st: BoardState, cell: int, colour: int) -> bool:
     """An empty cell is legal unless it is a renju foul for black (checked only when possible)."""
     if colour != BLACK or (st.meta[M_RULE] & RULE_RENJU) == 0:

@@ -44,9 +44,9 @@ class BoardState(NamedTuple):
     words: np.ndarray  # uint16[2, size]: four 4-bit shapes per colour (direction d at bits 4d)
     classes: np.ndarray  # uint8[2, size]: class of the four shapes per colour
     near: np.ndarray  # int16[size]: stones within NEAR_RADIUS (Chebyshev)
-    candidates: np.ndarray  # int32[size]: empty cells with near > 0, first meta[M_CANDIDATES]
-    candidate_index: np.ndarray  # int32[size]: position in candidates, or -1
-    history: np.ndarray  # int32[max_ply, 2]: played cell and its former candidate index
+    candidates: np.ndarray  # int64[size]: empty cells with near > 0, first meta[M_CANDIDATES]
+    candidate_index: np.ndarray  # int64[size]: position in candidates, or -1
+    history: np.ndarray  # int64[max_ply, 2]: played cell and its former candidate index
     hashes: np.ndarray  # uint64[8]: Zobrist key of each symmetric image of the position
     steps: np.ndarray  # int64[4]: index step of each direction (→, ↓, ↘, ↙)
     near_offsets: np.ndarray  # int64[(2R+1)^2 - 1]: index offsets of the candidate neighbourhood
@@ -179,9 +179,9 @@ def new_state(width: int, height: int, rule: int) -> BoardState:
         words=words,
         classes=classes,
         near=np.zeros(size, dtype=np.int16),
-        candidates=np.zeros(size, dtype=np.int32),
-        candidate_index=np.full(size, -1, dtype=np.int32),
-        history=np.zeros((width * height + 1, 2), dtype=np.int32),
+        candidates=np.zeros(size, dtype=np.int64),
+        candidate_index=np.full(size, -1, dtype=np.int64),
+        history=np.zeros((width * height + 1, 2), dtype=np.int64),
         hashes=np.zeros(8, dtype=np.uint64),
         steps=steps,
         near_offsets=near_offsets,
@@ -218,8 +218,8 @@ def state_type():  # -> numba type; untyped so mypy need not know numba's types
     sample = BoardState(
         meta=empty(np.int64, 1), board=empty(np.int8, 1), keys=empty(np.int32, 2),
         words=empty(np.uint16, 2), classes=empty(np.uint8, 2), near=empty(np.int16, 1),
-        candidates=empty(np.int32, 1), candidate_index=empty(np.int32, 1),
-        history=empty(np.int32, 2), hashes=empty(np.uint64, 1), steps=empty(np.int64, 1),
+        candidates=empty(np.int64, 1), candidate_index=empty(np.int64, 1),
+        history=empty(np.int64, 2), hashes=empty(np.uint64, 1), steps=empty(np.int64, 1),
         near_offsets=empty(np.int64, 1), zobrist=empty(np.uint64, 3),
         shape_table=empty(np.uint8, 2), class_table=empty(np.uint8, 1),
     )

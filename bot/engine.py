@@ -118,7 +118,7 @@ class Engine:
 
     def _fallback_move(self, board: Board, colour: int) -> Point:
         """A legal move without search: the best-ordered candidate, else the most central cell."""
-        count = search._order_moves(board.state, self._search, 0, colour, -1, False)
+        count = search.order_moves(board.state, self._search, 0, colour, -1, False)
         if count:
             return board.point(int(self._search.moves[0, 0]))
         cx, cy = board.width // 2, board.height // 2

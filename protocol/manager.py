@@ -97,8 +97,8 @@ class BrainClient:
             if not line.upper().startswith(MOVE_REPLY_SKIPPED):
                 self.junk.append(line[:200])
 
-    def read_move(self, deadline: float) -> tuple[int, int] | str:
-        """The brain's move as (x, y), or the raw line if it is no coordinate at all."""
+    def read_move(self, deadline: float) -> tuple[int, int]:
+        """The brain's move as (x, y); other lines are skipped (junk is kept in ``junk``)."""
         while True:
             line = self.read_line(deadline)
             if line.upper().startswith(MOVE_REPLY_SKIPPED) or not line:

@@ -221,7 +221,6 @@ def _request_move(brain: BrainClient, board: Board, colour: int, told: dict[int,
     move = brain.read_move(deadline)
     elapsed = (time.perf_counter() - start) * 1000.0
     time_left[colour] -= elapsed
-    assert isinstance(move, tuple)
     return move[0], move[1], int(elapsed)
 
 

@@ -99,12 +99,7 @@ class Board:
         cell = self.cell(x, y)
         if self.state.board[cell] == shapes.EMPTY:
             raise OccupiedError(f"({x},{y}) holds no stone to take back")
-        history = [(int(c), int(self.state.board[c])) for c in self.state.history[: self.ply, 0]]
-        while self.ply:
-            moves.unmake(self.state)
-        for other, colour in history:
-            if other != cell:
-                moves.make(self.state, other, colour)
+        self.setup([(x, y, self.stone(x, y)) for x, y in self.moves() if self.cell(x, y) != cell])
 
     def setup(self, stones: Iterable[tuple[int, int, int]]) -> None:
         """Replace the position by ``(x, y, colour)`` stones in that order; all or nothing."""

@@ -206,7 +206,7 @@ def _from_tt(score: int, ply: int) -> int:
 
 
 @kernel()
-def _order_moves(st: BoardState, ss: SearchState, ply: int, colour: int, tt_move: int,
+def order_moves(st: BoardState, ss: SearchState, ply: int, colour: int, tt_move: int,
                  restrict: bool) -> int:
     """Fill ss.moves[ply] with legal candidates, best first, at most config[P_BRANCH] of them.
     With ``restrict`` (the opponent has an open three) only fours and cells on their lines."""
@@ -299,7 +299,7 @@ def alphabeta(st: BoardState, ss: SearchState, depth: int, beta: int, ply: int,
         ss.moves[ply, 0] = opp_five
         count = 1
     else:
-        count = _order_moves(st, ss, ply, colour, tt_move, opp_three)
+        count = order_moves(st, ss, ply, colour, tt_move, opp_three)
     if count == 0:
         return 0
     best = -INFINITY

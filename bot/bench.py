@@ -113,7 +113,7 @@ def first_move(cache_dir: str, extra: tuple[str, ...] = ()) -> tuple[float, floa
                 "INFO max_memory 367001600", "INFO rule 0", "INFO game_type 1",
                 "INFO time_left 180000", *extra, "BOARD", *GOMOCUP_OPENING, "DONE"]
     start = time.perf_counter()
-    brain = subprocess.Popen([sys.executable, "-m", "protocol"], stdin=subprocess.PIPE,
+    brain = subprocess.Popen([sys.executable, "-m", "protocol.brain"], stdin=subprocess.PIPE,
                              stdout=subprocess.PIPE, env=env, text=True)
     assert brain.stdin is not None and brain.stdout is not None
     brain.stdin.write("\n".join(commands) + "\n")

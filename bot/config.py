@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from bot.core import search
+from bot.core import searchstate as slots
 
 # Class weights, index = class (none, two, open_two, double_two, three, open_three, double_three,
 # four, four_three, double_four, open_four, five).  OWN: value of a cell for the side to move;
@@ -30,10 +30,10 @@ class Config:
     opp_weights: tuple[int, ...] = field(default=OPP_WEIGHTS)
 
     def as_array(self) -> np.ndarray:
-        array = np.zeros(search.CONFIG_SLOTS, dtype=np.int64)
-        array[search.P_BRANCH] = self.branch
-        array[search.P_VCF_DEPTH] = self.vcf_depth
-        array[search.P_LEAF_VCF] = int(self.leaf_vcf)
-        array[search.P_OWN:search.P_OWN + 12] = self.own_weights
-        array[search.P_OPP:search.P_OPP + 12] = self.opp_weights
+        array = np.zeros(slots.CONFIG_SLOTS, dtype=np.int64)
+        array[slots.P_BRANCH] = self.branch
+        array[slots.P_VCF_DEPTH] = self.vcf_depth
+        array[slots.P_LEAF_VCF] = int(self.leaf_vcf)
+        array[slots.P_OWN:slots.P_OWN + 12] = self.own_weights
+        array[slots.P_OPP:slots.P_OPP + 12] = self.opp_weights
         return array

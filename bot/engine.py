@@ -1,25 +1,45 @@
 """The engine facade: the only thing the protocol layer talks to.
 
-new_game / play / remove / setup / think / stop.  Errors are ``BoardError`` (ValueError)
-subclasses with clear messages; the position is unchanged when one is raised.
+new_game / set_rule / play / remove / setup / set_memory / think / stop / swap2.  Errors are
+``BoardError`` (ValueError) subclasses with clear messages; the position is unchanged when one
+is raised.  The engine owns every policy the protocol layer must not: how big the transposition
+table is, which search a stop request is for, and the swap2 decisions.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 from collections.abc import Callable, Iterable
 
+import psutil
+
 from bot import driver, timeman
 from bot.config import Config
-from bot.core import search
-from bot.core.board import Board, Point
+from bot.core import tt
+from bot.core.board import Board
 from bot.core.errors import BoardError
-from bot.limits import Limits, Result, SearchInfo
+from bot.core.evaluate import evaluate
+from bot.core.movepick import order_moves
+from bot.core.score import MATE_BOUND
+from bot.core.searchstate import (
+    C_NODE_LIMIT, C_NODES, C_SELDEPTH, C_STOP, SearchState, new_search_state,
+)
+from bot.limits import Limits, Point, Result, SearchInfo, StopCause, Swap2Answer
 
-DEFAULT_TT_MIB = 64  # transposition table when no memory limit is given
-MIN_TT_MIB = 1
+MIB = 2**20
+DEFAULT_TT_MIB = 64  # table size when neither hash_size nor max_memory asks for another
+# Kept free under max_memory for what the table sizing cannot see: Python objects, thread
+# stacks, input lines, numpy temporaries.  Larger is safer, smaller leaves a bigger table.
+MEMORY_HEADROOM = 48 * MIB
+# Never take more than this share of the machine's free memory for the table, whatever asked.
+AVAILABLE_SHARE = 0.5
 MAX_DEPTH = 60  # iterative deepening stops here even with time left
+# swap2: each of the (up to two) searches gets this share of the turn; |score| below
+# SWAP2_MARGIN counts as balanced.  A larger margin swaps less and proposes more.
+SWAP2_SHARE = 0.3
+SWAP2_MARGIN = 150
 
 
 class Engine:
@@ -27,16 +47,35 @@ class Engine:
 
     def __init__(self, config: Config | None = None, book: object | None = None) -> None:
         self.config = config or Config()
-        self.book = book
+        self.book = book  # the strategy-graph book, probed by a later version
         self.board: Board | None = None
-        self._search = search.new_search_state(
-            DEFAULT_TT_MIB * 2**20 // search.TT_ENTRY_BYTES, self.config.as_array())
-        self._stop_requested = False
+        self._search: SearchState = new_search_state(tt.MIN_ENTRIES, self.config.as_array())
+        self._memory = (0, 0)  # (max_memory bytes, hash_size MiB) the table was last sized for
+        self._table_sized = False
+        self._kernels_loaded = False
+        self._lock = threading.Lock()  # guards the stop bookkeeping below
+        self._searches = 0  # searches started so far (each timer knows its own)
+        self._running: int | None = None  # request number of the running search
+        self._running_search = 0
+        self._stop_before = 0  # searches for requests numbered below this are stopped
+        self._stop_cause: StopCause | None = None
 
     # --- game state ---------------------------------------------------------------------------
     def new_game(self, width: int, height: int, rule: int) -> None:
-        """Start an empty board; raises SizeError / RuleError and keeps the old game if refused."""
+        """Start an empty board; raises SizeError / RuleError and keeps the old game if refused.
+        The table is cleared: entries of another game would only mislead."""
         self.board = Board(width, height, rule)
+        self.clear_hash()
+
+    def set_rule(self, rule: int) -> None:
+        """Play on under another rule: the same stones, a cleared table (RuleError if refused)."""
+        board = self.board
+        if board is None or board.rule == rule:
+            return
+        replayed = Board(board.width, board.height, rule)
+        replayed.setup([(x, y, board.stone(x, y)) for x, y in board.moves()])
+        self.board = replayed
+        self.clear_hash()
 
     def require_board(self) -> Board:
         if self.board is None:
@@ -54,82 +93,206 @@ class Engine:
         self.require_board().setup(stones)
 
     # --- memory -------------------------------------------------------------------------------
-    def resize_table(self, mebibytes: float) -> None:
-        """Transposition table of about ``mebibytes`` (at least MIN_TT_MIB); cleared."""
-        entries = int(max(MIN_TT_MIB, mebibytes) * 2**20) // search.TT_ENTRY_BYTES
-        self._search = search.new_search_state(entries, self._search.config)
+    def set_memory(self, max_memory: int = 0, hash_mib: int = 0) -> None:
+        """Ask for a table of ``hash_mib`` MiB (0: DEFAULT_TT_MIB), shrunk so the whole process
+        stays under ``max_memory`` bytes (0: no limit).  It is built before the next search."""
+        if (max_memory, hash_mib) != self._memory:
+            self._memory = (max(0, max_memory), max(0, hash_mib))
+            self._table_sized = False
 
     def table_bytes(self) -> int:
-        return int(self._search.tt_keys.nbytes + self._search.tt_data.nbytes)
+        """Size of the transposition table (sized now if a request is pending)."""
+        self._size_table()
+        return tt.table_bytes(self._search.tt_keys, self._search.tt_data)
 
     def clear_hash(self) -> None:
-        self._search.tt_keys[:] = 0
+        tt.clear(self._search.tt_keys)
+
+    def _size_table(self) -> None:
+        """Build the table the last ``set_memory`` asked for.  The old table is released first
+        and the kernels are loaded before the process is measured, so what is measured is what
+        the process will use besides the table; the new table is resident as soon as it is made
+        (tt.new_table), so a full table costs no more than an empty one."""
+        if self._table_sized:
+            return
+        max_memory, hash_mib = self._memory
+        keys, data = tt.new_table(tt.MIN_ENTRIES)  # the old table goes before measuring
+        self._search = self._search._replace(tt_keys=keys, tt_data=data)
+        self._table_sized = True  # the small table stands if sizing fails
+        wanted = (hash_mib or DEFAULT_TT_MIB) * MIB
+        if max_memory > 0:
+            self._load_kernels()
+            wanted = min(wanted, max_memory - _process_bytes() - MEMORY_HEADROOM)
+        wanted = min(wanted, int(psutil.virtual_memory().available * AVAILABLE_SHARE))
+        entries = wanted // tt.ENTRY_BYTES
+        while entries > tt.MIN_ENTRIES:
+            try:
+                keys, data = tt.new_table(entries)
+                break
+            except MemoryError:  # the largest table that fits
+                entries //= 2
+        self._search = self._search._replace(tt_keys=keys, tt_data=data)
+
+    def _load_kernels(self) -> None:
+        """Run every search kernel once on a small board, so their machine code is loaded (or
+        compiled) before memory is measured rather than during the first real search."""
+        if self._kernels_loaded:
+            return
+        board = Board(7, 7, 0)
+        board.setup([(3, 3, 1), (3, 4, 2), (4, 4, 1)])
+        scratch = new_search_state(tt.MIN_ENTRIES, self.config.as_array())
+        for _ in driver.iterate(board, scratch, board.side_to_move(), 2):
+            pass
+        driver.principal_variation(board, scratch, board.cell(2, 2), 2)
+        self._kernels_loaded = True
 
     # --- thinking -----------------------------------------------------------------------------
-    def stop(self) -> None:
-        """Ask a running ``think`` to return its best move now (thread-safe)."""
-        self._stop_requested = True
-        self._search.ctrl[search.C_STOP] = 1
+    def stop(self, issued_at: int | None = None) -> None:
+        """Ask for a move now (thread-safe).  With ``issued_at``, the number of the request that
+        asks (the brain numbers its input lines), every search for an earlier request stops,
+        the running one and one that has not started yet; without it, the running search."""
+        with self._lock:
+            if issued_at is not None:
+                self._stop_before = max(self._stop_before, issued_at)
+            if self._running is not None and (issued_at is None or self._running < issued_at):
+                self._stop_cause = "request"
+                self._search.ctrl[C_STOP] = 1
+
+    def _time_up(self, search: int) -> None:
+        with self._lock:
+            if self._running is not None and self._running_search == search:
+                self._stop_cause = self._stop_cause or "time"
+                self._search.ctrl[C_STOP] = 1
 
     def evaluate(self) -> int:
         """Static score for the side to move (no search)."""
         board = self.require_board()
-        return int(search.evaluate(board.state, board.side_to_move(), self._search.config))
+        return int(evaluate(board.state, board.side_to_move(), self._search.config))
 
-    def think(self, limits: Limits, on_info: Callable[[SearchInfo], None] | None = None
-              ) -> Result:
-        """Choose a legal move for the side to move within the limits."""
+    def think(self, limits: Limits, on_info: Callable[[SearchInfo], None] | None = None,
+              request: int | None = None) -> Result:
+        """Choose a legal move for the side to move within the limits.  ``request`` numbers the
+        request this search answers (see ``stop``); None: a request after every stop so far."""
         board = self.require_board()
         start = time.perf_counter()
         if board.is_full():
             raise BoardError("the board is full")
+        self._size_table()
         colour = board.side_to_move()
-        fallback = self._fallback_move(board, colour)
+        fallback = self.fallback_move()
         ss = self._search
-        ss.ctrl[:] = 0
-        ss.ctrl[search.C_NODE_LIMIT] = limits.max_nodes
-        self._stop_requested = False
-        if board.ply == 0:
-            return Result(fallback, 0, 0, 0, _ms_since(start))
+        with self._lock:
+            self._searches += 1
+            search = self._searches
+            self._running = self._stop_before if request is None else request
+            self._running_search = search
+            self._stop_cause = None
+            ss.ctrl[:] = 0
+            ss.ctrl[C_NODE_LIMIT] = limits.max_nodes
+            if self._stop_before > self._running:
+                self._stop_cause = "request"
+                ss.ctrl[C_STOP] = 1
+        try:
+            if board.ply == 0:
+                return Result(fallback, 0, 0, 0, _ms_since(start), "no_search")
+            return self._deepen(board, colour, limits, on_info, fallback, search, start)
+        finally:
+            with self._lock:
+                self._running = None
+
+    def _deepen(self, board: Board, colour: int, limits: Limits,
+                on_info: Callable[[SearchInfo], None] | None, fallback: Point, search: int,
+                start: float) -> Result:
+        ss = self._search
         budget = timeman.budget(limits)
-        timer = threading.Timer(budget.maximum_ms / 1000.0, self.stop)
+        timer = threading.Timer(budget.maximum_ms / 1000.0, self._time_up, (search,))
         timer.daemon = True
         timer.start()
         best_cell, score, depth = board.cell(*fallback), 0, 0
+        max_depth = min(limits.max_depth or MAX_DEPTH, MAX_DEPTH)
+        cause: StopCause | None = None
         try:
-            max_depth = limits.max_depth or MAX_DEPTH
             for iteration in driver.iterate(board, ss, colour, max_depth):
                 depth, score = iteration.depth, iteration.score
                 if iteration.best_cell >= 0:
                     best_cell = iteration.best_cell
                 if on_info is not None:
                     pv = driver.principal_variation(board, ss, best_cell, depth)
-                    on_info(SearchInfo(depth, int(ss.ctrl[search.C_SELDEPTH]), score,
-                                       int(ss.ctrl[search.C_NODES]), _ms_since(start),
+                    on_info(SearchInfo(depth, int(ss.ctrl[C_SELDEPTH]), score,
+                                       int(ss.ctrl[C_NODES]), _ms_since(start),
                                        [board.point(c) for c in pv]))
-                if _ms_since(start) > budget.optimum_ms or self._stop_requested:
+                if _ms_since(start) > budget.optimum_ms and depth < max_depth:
+                    cause = "optimum"
                     break
         finally:
             timer.cancel()
+        if cause is None:
+            with self._lock:
+                stopped, requested = bool(ss.ctrl[C_STOP]), self._stop_cause
+            if stopped:
+                cause = requested or "nodes"
+            elif abs(score) > MATE_BOUND and depth < max_depth:
+                cause = "proven"
+            else:
+                cause = "depth"
         move = board.point(best_cell)
         if not board.is_legal(*move, colour):
             move = fallback
-        return Result(move, score, depth, int(ss.ctrl[search.C_NODES]), _ms_since(start))
+        return Result(move, score, depth, int(ss.ctrl[C_NODES]), _ms_since(start), cause)
 
-    def _fallback_move(self, board: Board, colour: int) -> Point:
-        """A legal move without search: the best-ordered candidate, else the most central cell."""
-        count = search.order_moves(board.state, self._search, 0, colour, -1, False)
+    def fallback_move(self) -> Point:
+        """A legal move without search: the best-ordered candidate, else the most central
+        legal cell (BoardError on a full board)."""
+        board = self.require_board()
+        colour = board.side_to_move()
+        count = order_moves(board.state, self._search, 0, colour, -1, False)
         if count:
             return board.point(int(self._search.moves[0, 0]))
         cx, cy = board.width // 2, board.height // 2
         empty = sorted(board.empty_points(), key=lambda p: (p[0] - cx) ** 2 + (p[1] - cy) ** 2)
+        if not empty:
+            raise BoardError("the board is full")
         for point in empty:
             if board.is_legal(*point, colour):
                 return point
         return empty[0]  # renju black with only fouls left: any empty cell (it loses anyway)
 
+    # --- swap2 --------------------------------------------------------------------------------
+    def swap2(self, limits: Limits, request: int | None = None) -> Swap2Answer:
+        """Our turn in the swap2 opening; the board holds the stones placed so far (black,
+        white, black, ...), and the stones we place are played on it.
+
+        0 stones: we propose three (black, white, black) around the centre.
+        3 stones: we are white by default.  Black clearly better: SWAP (we take black); white
+        clearly better: play white's move; balanced: add a white and a black stone and let the
+        opponent choose.  5 stones: SWAP when white to move is worse, else play white's move."""
+        board = self.require_board()
+        stones = board.ply
+        if stones not in (0, 3, 5):
+            raise BoardError(f"swap2 with {stones} stones (0, 3 or 5 expected)")
+        if stones == 0:
+            cx, cy = board.width // 2, board.height // 2
+            opening = ((cx, cy), (cx + 1, cy - 1), (cx + 1, cy + 1))
+            self.setup([(x, y, colour) for (x, y), colour in zip(opening, (1, 2, 1))])
+            return Swap2Answer(False, opening)
+        share = dataclasses.replace(limits,
+                                    timeout_turn_ms=int(limits.timeout_turn_ms * SWAP2_SHARE))
+        white = self.think(share, request=request)  # white to move
+        margin = 0 if stones == 5 else SWAP2_MARGIN
+        if white.score < -margin:
+            return Swap2Answer(True)
+        self.play(*white.move)
+        if stones == 5 or white.score > margin:
+            return Swap2Answer(False, (white.move,))
+        black = self.think(share, request=request)
+        self.play(*black.move)
+        return Swap2Answer(False, (white.move, black.move))
+
+
+def _process_bytes() -> int:
+    """Resident memory of this process."""
+    return int(psutil.Process().memory_info().rss)
+
 
 def _ms_since(start: float) -> float:
     return (time.perf_counter() - start) * 1000.0
-
-

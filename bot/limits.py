@@ -3,8 +3,21 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Literal
 
 UNLIMITED_MS = 2147483647  # the protocol's "no limit" value for time_left
+
+Point = tuple[int, int]
+
+# Why a search ended:
+#   depth     the depth limit (Limits.max_depth, or the engine's own ceiling) was reached
+#   nodes     the node limit (Limits.max_nodes) was reached
+#   time      the hard time budget ran out (the timer stopped the search)
+#   optimum   the soft time budget was spent: another iteration would not have finished
+#   request   Engine.stop was called (YXSTOP, END), before or during the search
+#   proven    the score is a proven win or loss
+#   no_search the move needed no search (the first stone of the game)
+StopCause = Literal["depth", "nodes", "time", "optimum", "request", "proven", "no_search"]
 
 
 @dataclass(frozen=True)
@@ -29,7 +42,7 @@ class SearchInfo:
     score: int  # from the mover's point of view; beyond ±28000 a proven win or loss
     nodes: int  # nodes searched so far for this move
     elapsed_ms: float  # since the search started
-    pv: list[tuple[int, int]] = field(default_factory=list)  # expected line, mover first
+    pv: list[Point] = field(default_factory=list)  # expected line, mover first
 
     @property
     def nps(self) -> float:
@@ -40,8 +53,17 @@ class SearchInfo:
 class Result:
     """The move chosen and how it was found."""
 
-    move: tuple[int, int]
-    score: int
-    depth: int
+    move: Point
+    score: int  # from the mover's point of view, as in SearchInfo
+    depth: int  # last completed iteration (0: none completed, the move is the ordering's best)
     nodes: int
     elapsed_ms: float
+    stopped_by: StopCause
+
+
+@dataclass(frozen=True)
+class Swap2Answer:
+    """A swap2 decision: take the other colour, or the stones placed (already on the board)."""
+
+    swap: bool
+    stones: tuple[Point, ...] = ()

@@ -15,7 +15,7 @@ MOVE = re.compile(r"^(\d+),(\d+)$")
 
 class BrainProcess:
     def __init__(self, timeout: float = 60.0) -> None:
-        self.child = PopenSpawn([sys.executable, "-m", "protocol"], encoding="utf-8",
+        self.child = PopenSpawn([sys.executable, "-m", "protocol.brain"], encoding="utf-8",
                                 timeout=timeout, codec_errors="replace")
 
     def send(self, *lines: str) -> None:

@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from bot.core import search
+from bot.core.score import MATE_BOUND
+from bot.core.threats import vcf
 from bot.engine import Engine
 from bot.limits import Limits
 from tests.conftest import DATA
@@ -50,7 +51,7 @@ def test_white_exploits_a_forbidden_block_in_renju() -> None:
     # white to move (counts equal: 6 and 6 means black to move; add a black stone far away)
     engine.play(0, 14, 1)
     result = engine.think(QUICK)
-    assert result.move == (6, 6) and result.score > search.MATE_BOUND
+    assert result.move == (6, 6) and result.score > MATE_BOUND
 
 
 def test_never_plays_a_forbidden_point_as_black() -> None:
@@ -74,10 +75,10 @@ def test_vcf_puzzles_are_solved_by_the_vcf_kernel(case: dict) -> None:
     colour = 1 if case["to_move"] == "black" else 2
     moves = case["answers"]["attacker_moves"]
     # within as many fours as the published line has attacker moves, a win is found ...
-    assert search.vcf(engine.board.state, engine._search, colour, moves, 0) > 0
+    assert vcf(engine.board.state, engine._search, colour, moves) > 0
     # ... and where the source claims its line is the shortest, two fours fewer find nothing
     if case["answers"].get("minimal_depth_claimed"):
-        assert search.vcf(engine.board.state, engine._search, colour, moves - 2, 0) == 0
+        assert vcf(engine.board.state, engine._search, colour, moves - 2) == 0
 
 
 @pytest.mark.parametrize("case", [c for c in puzzles("vcf") if c["counts_consistent_with_to_move"]],
@@ -85,10 +86,10 @@ def test_vcf_puzzles_are_solved_by_the_vcf_kernel(case: dict) -> None:
 def test_engine_plays_a_winning_first_move_in_vcf_puzzles(case: dict) -> None:
     engine = engine_with(4, case["black"], case["white"])
     result = engine.think(QUICK)
-    assert result.score > search.MATE_BOUND
+    assert result.score > MATE_BOUND
     colour = engine.board.side_to_move()
     engine.play(*result.move)
     # after the attacker's move the defender is lost whatever it does
     reply = engine.think(QUICK)
-    assert reply.score < -search.MATE_BOUND, (result, reply)
+    assert reply.score < -MATE_BOUND, (result, reply)
     assert colour in (1, 2)

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from bot.core.board import Board
-from protocol import match, records, stats
-from protocol.manager import EngineSpec
+from protocol.arena import match, records, stats
+from protocol.arena.client import EngineSpec
 
 FAKE = str(Path(__file__).parent / "fakebrain.py")
 FAST = match.MatchSettings(timeout_turn_ms=300, tolerance_ms=700, max_memory=150 * 2**20)

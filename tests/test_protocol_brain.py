@@ -225,7 +225,7 @@ def test_pygomo_client_plays_a_whole_game() -> None:
     from pygomo.client import EngineClient
 
     referee = Board(15, 15, 0)
-    engine = EngineClient(sys.executable, args=["-m", "protocol"])
+    engine = EngineClient(sys.executable, args=["-m", "protocol.brain"])
     engine.connect()
     try:
         assert engine.start(15)

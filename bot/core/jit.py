@@ -7,17 +7,21 @@ Kernels are compiled with ``cache=True`` (start-up loads machine code instead of
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, TypeVar, cast
 
 import numba
 
 KERNEL_FLAGS: dict[str, Any] = {"cache": True, "nogil": True, "error_model": "numpy"}
 
+Kernel = TypeVar("Kernel", bound=Callable[..., Any])
 
-def kernel(*signature: Any) -> Callable[[Callable[..., Any]], Any]:
-    """Decorate a bot.core kernel; an explicit signature is given only for recursive kernels."""
 
-    def wrap(func: Callable[..., Any]) -> Any:
-        return numba.njit(*signature, **KERNEL_FLAGS)(func)
+def kernel(*signature: Any) -> Callable[[Kernel], Kernel]:
+    """Decorate a bot.core kernel; an explicit signature is given only for kernels that other
+    kernels call with constants, and for recursive ones.  The decorated kernel keeps its Python
+    annotations for the type checker, so every call of a kernel is checked like a plain call."""
+
+    def wrap(func: Kernel) -> Kernel:
+        return cast(Kernel, numba.njit(*signature, **KERNEL_FLAGS)(func))
 
     return wrap

@@ -119,11 +119,6 @@ def symmetry_image(sym: int, x: int, y: int, width: int, height: int) -> tuple[i
     return images[sym]
 
 
-def inverse_symmetry(sym: int) -> int:
-    """The symmetry that undoes ``sym`` (rotations by 90 degrees swap, the rest are involutions)."""
-    return {5: 6, 6: 5}.get(sym, sym)
-
-
 def cell_index(x: int, y: int, stride: int) -> int:
     return (y + PAD) * stride + PAD + x
 

@@ -23,8 +23,8 @@ from pathlib import Path
 from bot.core.board import Board
 from bot.core.errors import BoardError
 from bot.core.state import symmetry_image
-from protocol import records, stats
-from protocol.manager import BrainClient, BrainFailure, EngineSpec
+from protocol.arena import records, stats
+from protocol.arena.client import BrainClient, BrainFailure, EngineSpec
 
 DEFAULT_TOLERANCE_MS = 1000
 OPENINGS_DIR = Path(__file__).parent / "openings"
@@ -356,7 +356,7 @@ def summary(state: MatchState, sprt: stats.Sprt | None) -> str:
 # --- command line -----------------------------------------------------------------------------
 def selfplay_spec(label: str, params: str) -> EngineSpec:
     """Our own brain with --param overrides, e.g. ``branch=12 vcf_depth=8``."""
-    command = [sys.executable, "-m", "protocol"]
+    command = [sys.executable, "-m", "protocol.brain"]
     for param in params.split():
         command += ["--param", param]
     return EngineSpec(f"{label}[{params}]" if params else label, tuple(command))

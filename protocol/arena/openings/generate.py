@@ -1,4 +1,4 @@
-"""Make the built-in balanced openings: ``python -m protocol.openings.generate``.
+"""Make the built-in balanced openings: ``python -m protocol.arena.openings.generate``.
 
 Random three-stone openings near the centre (black, white, black; white to move) are scored
 by a short search of our own engine; those whose score is nearest zero are kept, in Gomocup's
@@ -47,7 +47,7 @@ def main() -> None:
     rng = random.Random(SEED)
     for size in (15, 20):
         lines = [f"# {KEEP} balanced openings for {size}x{size} freestyle, offsets from the "
-                 f"centre; made by protocol/openings/generate.py (seed {SEED}, depth "
+                 f"centre; made by protocol/arena/openings/generate.py (seed {SEED}, depth "
                  f"{PROBE.max_depth}); the number after # is |score| for white to move"]
         for score, flat in balanced_openings(size, rng):
             pairs = ", ".join(f"{flat[i]},{flat[i + 1]}" for i in range(0, len(flat), 2))

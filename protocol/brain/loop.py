@@ -1,33 +1,30 @@
 """The Gomocup/Piskvork brain loop: parse a line, call the Engine, print the answer.
 
-Only this module writes to stdout.  Every line gets a protocol answer (or, for INFO, none);
-bad input gets ``ERROR ...`` or ``UNKNOWN ...`` and leaves the game as it was.
+Only this package writes to stdout.  Every line gets a protocol answer (or, for INFO, none);
+bad input gets ``ERROR ...`` or ``UNKNOWN ...`` and leaves the game as it was.  No failure of
+one command ends the brain: an unexpected one is answered ``ERROR internal error ...``, and when
+a move is owed the brain still plays a legal one.
 """
 
 from __future__ import annotations
 
-import queue
 import re
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-
-import psutil
 
 from bot.core import shapes
 from bot.core.errors import BoardError
 from bot.core.state import RULE_CONTINUOUS, win_definitions
 from bot.engine import Engine
 from bot.limits import UNLIMITED_MS, Limits, SearchInfo
+from protocol.brain.about import ABOUT
+from protocol.brain.reader import MAX_LINE
 
-NAME, VERSION = "Sente", "0.1.0"
-ABOUT = (f'name="{NAME}", version="{VERSION}", author="The Sente developers", '
-         'country="International", www="https://pypi.org/project/sente/"')
-MAX_LINE = 65536  # longer lines are refused without being parsed
-MEMORY_HEADROOM = 48 * 2**20  # kept free under max_memory for Python, numba and stacks
-POINT = re.compile(r"^\s*(-?\d+)\s*,\s*(-?\d+)\s*$")
-BOARD_ROW = re.compile(r"^\s*(-?\d+)\s*,\s*(-?\d+)\s*,\s*(-?\d+)\s*$")
+# Coordinates and fields: at most 9 digits, so no number in a command can be huge.
+NUMBER = r"(-?\d{1,9})"
+POINT = re.compile(rf"^\s*{NUMBER}\s*,\s*{NUMBER}\s*$")
+BOARD_ROW = re.compile(rf"^\s*{NUMBER}\s*,\s*{NUMBER}\s*,\s*{NUMBER}\s*$")
 
 
 class ProtocolError(ValueError):
@@ -53,22 +50,41 @@ class Settings:
     extra: dict[str, str] = field(default_factory=dict)
 
 
+# INFO values are clamped: times and counts to 32 bits (the protocol's own range, and what a
+# timer can wait for), max_memory to a petabyte.
+INT32_MAX = 2**31 - 1
+MAX_MEMORY_VALUE = 2**50
+NUMERIC_INFO = {"timeout_turn": "timeout_turn", "timeout_match": "timeout_match",
+                "time_left": "time_left", "time_increment": "time_increment",
+                "max_memory": "max_memory", "hash_size": "hash_size_mib",
+                "max_depth": "max_depth", "max_node": "max_nodes", "game_type": "game_type"}
+
+
 class Brain:
-    """Protocol state machine; ``lines`` yields input lines, ``send`` writes one output line."""
+    """Protocol state machine; ``lines`` yields input lines, ``send`` writes one output line.
+
+    Lines are numbered as they are read (the first is 1), as ``reader.StdinReader`` numbers
+    them: a search is the request of the last line read, so a stop read after it stops it."""
 
     def __init__(self, engine: Engine, lines: Callable[[], str | None],
                  send: Callable[[str], None], process_start: float | None = None) -> None:
         self.engine = engine
-        self.next_line = lines
+        self._next_line = lines
         self.send = send
         self.settings = Settings()
         self.size: tuple[int, int] | None = None
         self.pending_error: str | None = None  # answered at the next non-INFO command
         self.process_start = process_start  # the first move pays for start-up
-        self.memory_for: tuple[int, int] | None = None
         self.pushback: str | None = None  # a command that ended a block missing its DONE
+        self.lines_read = 0
 
     # --- loop ---------------------------------------------------------------------------------
+    def next_line(self) -> str | None:
+        line = self._next_line()
+        if line is not None:
+            self.lines_read += 1
+        return line
+
     def run(self) -> None:
         while True:
             line, self.pushback = (self.pushback, None) if self.pushback else (self.next_line(),
@@ -105,6 +121,8 @@ class Brain:
             handler(self, rest.strip())
         except (BoardError, ProtocolError) as error:
             self.send(f"ERROR {error}")
+        except Exception as error:  # noqa: BLE001 - no failure of one command ends the brain
+            self.send(f"ERROR internal error in {command}: {_describe(error)}")
         return True
 
     # --- game commands ------------------------------------------------------------------------
@@ -125,8 +143,6 @@ class Brain:
         except BoardError as error:
             raise ProtocolError(f"unsupported board {width}x{height}: {error}") from error
         self.size = (width, height)
-        self.engine.clear_hash()
-        self._fit_memory()
         self.send("OK")
 
     def restart(self, _: str) -> None:
@@ -145,7 +161,7 @@ class Brain:
         x, y = _point(args, "TURN")
         self.engine.play(x, y)
         if board.is_full():
-            return
+            raise ProtocolError(f"the board is full after {x},{y}: no move is left to play")
         self._move()
 
     def play(self, args: str) -> None:
@@ -209,56 +225,29 @@ class Brain:
         self.engine.setup([(x, y, colours[f]) for x, y, f in rows])
 
     def swap2board(self, _: str) -> None:
-        """Swap2 opening: 0 stones -> three stones; 3 -> SWAP, one white move or two stones;
-        5 -> SWAP or a white move.  Decisions come from a short search's score."""
+        """Swap2 opening: the stones so far (black, white, black, ...) up to DONE; the engine
+        decides (see Engine.swap2)."""
         rows = self._read_block("SWAP2BOARD")
-        board = self.engine.require_board()
-        stones = [(x, y, shapes.BLACK if i % 2 == 0 else shapes.WHITE)
-                  for i, (x, y, _) in enumerate(rows)]
-        if len(stones) not in (0, 3, 5):
-            raise ProtocolError(f"SWAP2BOARD with {len(stones)} stones (0, 3 or 5 expected)")
-        self.engine.setup(stones)
-        if not stones:
-            cx, cy = board.width // 2, board.height // 2
-            opening = [(cx, cy), (cx + 1, cy - 1), (cx + 1, cy + 1)]
-            self.engine.setup([(x, y, c) for (x, y), c in zip(opening, (1, 2, 1))])
-            self.send(" ".join(f"{x},{y}" for x, y in opening))
-            return
-        result = self.engine.think(self._limits(share=0.3))  # white to move
-        if len(stones) == 5:
-            if result.score < 0:
-                self.send("SWAP")
-            else:
-                self.engine.play(*result.move)
-                self.send(f"{result.move[0]},{result.move[1]}")
-            return
-        if result.score < -SWAP2_MARGIN:
-            self.send("SWAP")
-        elif result.score > SWAP2_MARGIN:
-            self.engine.play(*result.move)
-            self.send(f"{result.move[0]},{result.move[1]}")
-        else:  # balanced: add a white and a black stone and let the opponent choose
-            self.engine.play(*result.move)
-            reply = self.engine.think(self._limits(share=0.3))
-            self.engine.play(*reply.move)
-            self.send(f"{result.move[0]},{result.move[1]} {reply.move[0]},{reply.move[1]}")
+        if len(rows) not in (0, 3, 5):
+            raise ProtocolError(f"SWAP2BOARD with {len(rows)} stones (0, 3 or 5 expected)")
+        self.engine.require_board()
+        self.engine.setup([(x, y, shapes.BLACK if i % 2 == 0 else shapes.WHITE)
+                           for i, (x, y, _) in enumerate(rows)])
+        answer = self.engine.swap2(self._limits(), request=self.lines_read)
+        self.send("SWAP" if answer.swap else " ".join(f"{x},{y}" for x, y in answer.stones))
 
     # --- settings and queries -----------------------------------------------------------------
     def info(self, args: str) -> None:
         key, _, value = args.partition(" ")
         key, value = key.lower(), value.strip()
         s = self.settings
-        numeric = {"timeout_turn": "timeout_turn", "timeout_match": "timeout_match",
-                   "time_left": "time_left", "time_increment": "time_increment",
-                   "max_memory": "max_memory", "hash_size": "hash_size_mib",
-                   "max_depth": "max_depth", "max_node": "max_nodes", "game_type": "game_type"}
-        if key in numeric:
-            try:
-                setattr(s, numeric[key], int(value))
-            except ValueError:
+        if key in NUMERIC_INFO:
+            if not re.fullmatch(r"-?\d{1,19}", value):
                 return  # INFO has no answer: a malformed value is ignored
+            ceiling = MAX_MEMORY_VALUE if key == "max_memory" else INT32_MAX
+            setattr(s, NUMERIC_INFO[key], max(-INT32_MAX - 1, min(int(value), ceiling)))
             if key in ("max_memory", "hash_size"):
-                self._fit_memory()
+                self.engine.set_memory(s.max_memory, s.hash_size_mib)
         elif key == "rule":
             self._set_rule(value)
         elif key == "show_detail":
@@ -278,17 +267,13 @@ class Brain:
         if rule & RULE_CONTINUOUS:
             self.pending_error = "continuous game (rule bit 2) is not supported"
         self.settings.rule = rule
-        board = self.engine.board
-        if board is not None and board.rule != rule & ~RULE_CONTINUOUS:
-            stones = [(x, y, board.stone(x, y)) for x, y in board.moves()]
-            self.engine.new_game(board.width, board.height, rule & ~RULE_CONTINUOUS)
-            self.engine.setup(stones)
+        self.engine.set_rule(rule & ~RULE_CONTINUOUS)
 
     def about(self, _: str) -> None:
         self.send(ABOUT)
 
     def yxstop(self, _: str) -> None:
-        """Stop thinking: handled by the reader thread while a search runs; idle, ignored."""
+        """Stop thinking: the reader thread has already told the engine; idle, nothing to do."""
 
     def yxhashclear(self, _: str) -> None:
         self.engine.clear_hash()
@@ -299,42 +284,35 @@ class Brain:
         self.send(f"FORBID {points}.")
 
     # --- thinking -----------------------------------------------------------------------------
-    def _limits(self, share: float = 1.0) -> Limits:
+    def _limits(self) -> Limits:
         s = self.settings
         startup = 0.0
         if self.process_start is not None:
             startup = max(0.0, (time.time() - self.process_start) * 1000.0)
             self.process_start = None
-        return Limits(timeout_turn_ms=int(s.timeout_turn * share), timeout_match_ms=s.timeout_match,
+        return Limits(timeout_turn_ms=s.timeout_turn, timeout_match_ms=s.timeout_match,
                       time_left_ms=s.time_left, time_increment_ms=s.time_increment,
                       max_depth=s.max_depth, max_nodes=s.max_nodes, startup_ms=startup)
 
     def _move(self) -> None:
+        """Think and play; if the search fails, say why and play a move found without it."""
         on_info = self._report if self.settings.show_detail else None
-        result = self.engine.think(self._limits(), on_info)
-        self.engine.play(*result.move)
-        self.send(f"{result.move[0]},{result.move[1]}")
+        try:
+            move = self.engine.think(self._limits(), on_info, request=self.lines_read).move
+        except BoardError:
+            raise
+        except Exception as error:  # noqa: BLE001 - a move is owed whatever went wrong
+            self.send(f"MESSAGE search failed ({_describe(error)}); playing a move without it")
+            move = self.engine.fallback_move()
+        self.engine.play(*move)
+        self.send(f"{move[0]},{move[1]}")
 
     def _report(self, info: SearchInfo) -> None:
         pv = " ".join(f"{x},{y}" for x, y in info.pv)
         self.send(f"MESSAGE depth {info.depth}-{info.seldepth} ev {info.score} "
                   f"n {info.nodes} n/s {info.nps:.0f} tm {info.elapsed_ms:.0f} pv {pv}")
 
-    def _fit_memory(self) -> None:
-        """Size the transposition table from hash_size and max_memory (whole process)."""
-        s = self.settings
-        if self.memory_for == (s.max_memory, s.hash_size_mib):
-            return
-        self.memory_for = (s.max_memory, s.hash_size_mib)
-        wanted = float(s.hash_size_mib) if s.hash_size_mib > 0 else 64.0
-        if s.max_memory > 0:
-            used = psutil.Process().memory_info().rss - self.engine.table_bytes()
-            room = (s.max_memory - used - MEMORY_HEADROOM) / 2**20
-            wanted = min(wanted, room)
-        self.engine.resize_table(wanted)
 
-
-SWAP2_MARGIN = 150  # |score| below this counts as balanced in swap2 decisions
 BLOCK_COMMANDS = {"BOARD", "YXBOARD", "SWAP2BOARD"}
 COMMANDS: dict[str, Callable[[Brain, str], None]] = {
     "START": Brain.start, "RECTSTART": Brain.rectstart, "RESTART": Brain.restart,
@@ -349,11 +327,15 @@ def _printable(text: str, limit: int = 40) -> str:
     return "".join(c if c.isprintable() and ord(c) < 128 else "?" for c in text[:limit])
 
 
+def _describe(error: BaseException) -> str:
+    """One short printable line naming an unexpected error."""
+    return _printable(f"{type(error).__name__}: {error}", 120)
+
+
 def _int(text: str, message: str) -> int:
-    try:
-        return int(text.strip())
-    except ValueError:
-        raise ProtocolError(message) from None
+    if not re.fullmatch(rf"\s*{NUMBER}\s*", text):
+        raise ProtocolError(message)
+    return int(text)
 
 
 def _point(text: str, command: str) -> tuple[int, int]:
@@ -361,33 +343,3 @@ def _point(text: str, command: str) -> tuple[int, int]:
     if not match:
         raise ProtocolError(f"{command} needs x,y, got {_printable(text)!r}")
     return int(match[1]), int(match[2])
-
-
-class StdinReader:
-    """Reads stdin on a thread so YXSTOP and END reach a running search."""
-
-    def __init__(self, stream, on_stop: Callable[[], None]) -> None:  # type: ignore[no-untyped-def]
-        self.stream = stream
-        self.on_stop = on_stop
-        self.lines: queue.Queue[str | None] = queue.Queue()
-        threading.Thread(target=self._pump, daemon=True).start()
-
-    def _pump(self) -> None:
-        while True:
-            raw = self.stream.readline(MAX_LINE + 2)
-            if not raw:
-                self.lines.put(None)
-                return
-            if len(raw) > MAX_LINE and not raw.endswith(b"\n"):
-                while raw and not raw.endswith(b"\n"):  # drop the rest of an endless line
-                    raw = self.stream.readline(MAX_LINE)
-                self.lines.put("X" * (MAX_LINE + 1))
-                continue
-            text = raw.decode("utf-8", errors="replace")
-            word = text.strip().split(" ", 1)[0].upper()
-            if word in ("YXSTOP", "END"):
-                self.on_stop()
-            self.lines.put(text)
-
-    def next_line(self) -> str | None:
-        return self.lines.get()

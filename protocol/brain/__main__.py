@@ -5,9 +5,15 @@ from __future__ import annotations
 import os
 import sys
 import warnings
+from typing import TYPE_CHECKING
+
+from protocol.brain.about import GREETING
+
+if TYPE_CHECKING:
+    from bot.config import Config
 
 
-def parse_config(argv: list[str]):  # -> bot.config.Config
+def parse_config(argv: list[str]) -> Config:
     """``--param KEY=VALUE`` options (used by sente-match --selfplay) over the defaults."""
     import argparse
     import dataclasses
@@ -19,13 +25,16 @@ def parse_config(argv: list[str]):  # -> bot.config.Config
                         help="engine parameter, e.g. branch=12 (see bot/config.py)")
     args = parser.parse_args(argv)
     fields = {f.name: f for f in dataclasses.fields(Config) if f.type in ("int", "bool")}
-    values: dict[str, object] = {}
+    values: dict[str, int | bool] = {}
     for item in args.param:
         key, _, value = item.partition("=")
         if key not in fields:
             parser.error(f"unknown parameter {key!r}; known: {', '.join(sorted(fields))}")
-        values[key] = value.lower() in ("1", "true", "yes") if fields[key].type == "bool" \
-            else int(value)
+        try:
+            values[key] = (value.lower() in ("1", "true", "yes") if fields[key].type == "bool"
+                           else int(value))
+        except ValueError:
+            parser.error(f"parameter {key} needs a whole number, got {value!r}")
     return Config(**values)  # type: ignore[arg-type]
 
 
@@ -35,17 +44,21 @@ def main() -> None:
     import psutil
 
     process_start = psutil.Process().create_time()  # Gomocup's clock starts at process start
-
-    from bot.engine import Engine
-    from protocol.brain import Brain, StdinReader
-
-    engine = Engine(parse_config(sys.argv[1:]))
-    reader = StdinReader(sys.stdin.buffer, engine.stop)
+    config = parse_config(sys.argv[1:])
 
     def send(line: str) -> None:
         sys.stdout.write(line + "\n")
         sys.stdout.flush()
 
+    if sys.stdin.isatty():  # a person at a terminal, not a manager on a pipe
+        send(GREETING)
+
+    from bot.engine import Engine
+    from protocol.brain.loop import Brain
+    from protocol.brain.reader import StdinReader
+
+    engine = Engine(config)
+    reader = StdinReader(sys.stdin.buffer, lambda line: engine.stop(issued_at=line))
     Brain(engine, reader.next_line, send, process_start).run()
     sys.stdout.flush()
     # The reader thread may sit in a blocking read of stdin; a normal interpreter shutdown

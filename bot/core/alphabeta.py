@@ -1,0 +1,93 @@
+"""The zero-window alpha-beta search that MTD(f) drives (bot.driver)."""
+
+from __future__ import annotations
+
+from numba import types
+
+from bot.core import tt
+from bot.core.evaluate import evaluate
+from bot.core.jit import kernel
+from bot.core.moves import make, unmake
+from bot.core.movepick import order_moves
+from bot.core.score import INFINITY, MATE
+from bot.core.searchstate import (
+    C_BEST, C_NODE_LIMIT, C_NODES, C_SELDEPTH, C_STOP, MAX_PLY, P_LEAF_VCF, P_VCF_DEPTH,
+    SearchState, search_state_type,
+)
+from bot.core.state import M_CANDIDATES, BoardState, state_type
+from bot.core.threats import is_legal, scan_threats, vcf
+
+
+@kernel(types.int64(state_type(), search_state_type(), types.int64, types.int64, types.int64,
+                    types.int64))
+def alphabeta(st: BoardState, ss: SearchState, depth: int, beta: int, ply: int,
+              colour: int) -> int:
+    """Zero-window search: returns a score ``>= beta`` (a lower bound) or ``< beta`` (an upper
+    bound) for ``colour`` to move.  At ply 0 the move that proved ``>= beta`` goes to
+    ctrl[C_BEST].  Forced blocks of a five are searched without using up depth."""
+    ctrl = ss.ctrl
+    ctrl[C_NODES] += 1
+    if ply > ctrl[C_SELDEPTH]:
+        ctrl[C_SELDEPTH] = ply
+    if ctrl[C_STOP] != 0:
+        return 0
+    if ctrl[C_NODE_LIMIT] > 0 and ctrl[C_NODES] >= ctrl[C_NODE_LIMIT]:
+        ctrl[C_STOP] = 1
+        return 0
+    if st.meta[M_CANDIDATES] == 0:
+        return 0
+    own_five, opp_fives, opp_five, own_win_four, opp_three = scan_threats(st, colour)
+    if own_five >= 0:
+        if ply == 0:
+            ctrl[C_BEST] = own_five
+        return MATE - ply - 1
+    if opp_fives >= 2 or (opp_fives == 1 and not is_legal(st, opp_five, colour)):
+        if ply == 0:
+            ctrl[C_BEST] = opp_five
+        return -(MATE - ply - 2)
+    if opp_fives == 0 and own_win_four >= 0:
+        if ply == 0:
+            ctrl[C_BEST] = own_win_four
+        return MATE - ply - 3
+    if ply >= MAX_PLY - 1:
+        return evaluate(st, colour, ss.config)
+
+    key = st.hashes[0]
+    tt_move, tt_score, cut = tt.probe(ss.tt_keys, ss.tt_data, key, depth, beta, ply)
+    if cut and ply > 0:
+        return tt_score
+
+    forced = opp_fives == 1
+    if depth <= 0 and not forced:
+        if ss.config[P_LEAF_VCF] and ss.config[P_VCF_DEPTH] > 0:
+            plies = vcf(st, ss, colour, ss.config[P_VCF_DEPTH])
+            if plies > 0:
+                return MATE - ply - plies
+        return evaluate(st, colour, ss.config)
+
+    if forced:
+        ss.moves[ply, 0] = opp_five
+        count = 1
+    else:
+        count = order_moves(st, ss, ply, colour, tt_move, opp_three)
+    if count == 0:
+        return 0
+    best = -INFINITY
+    best_move = ss.moves[ply, 0]
+    next_depth = depth if forced else depth - 1
+    for i in range(count):
+        cell = ss.moves[ply, i]
+        make(st, cell, colour)
+        value = -alphabeta(st, ss, next_depth, 1 - beta, ply + 1, 3 - colour)
+        unmake(st)
+        if ctrl[C_STOP] != 0:
+            return 0
+        if value > best:
+            best = value
+            best_move = cell
+            if value >= beta:
+                break
+    if ply == 0 and best >= beta:
+        ctrl[C_BEST] = best_move
+    tt.store(ss.tt_keys, ss.tt_data, key, depth, best, beta, best_move, ply)
+    return best

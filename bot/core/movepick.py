@@ -1,0 +1,46 @@
+"""Move generation and ordering for the main search."""
+
+from __future__ import annotations
+
+from bot.core.jit import kernel
+from bot.core.searchstate import P_BRANCH, P_OPP, P_OWN, SearchState
+from bot.core.shapes import C_FOUR
+from bot.core.state import M_CANDIDATES, BoardState
+from bot.core.threats import is_legal
+
+TT_MOVE_BONUS = 1 << 40  # above every class-weight sum: the table's move is tried first
+
+
+@kernel()
+def order_moves(st: BoardState, ss: SearchState, ply: int, colour: int, tt_move: int,
+                restrict: bool) -> int:
+    """Fill ss.moves[ply] with legal candidates, best first, at most config[P_BRANCH] of them.
+    With ``restrict`` (the opponent has an open three) only fours and cells on their lines."""
+    own, opp = colour - 1, 2 - colour
+    config = ss.config
+    count = 0
+    for i in range(st.meta[M_CANDIDATES]):
+        cell = st.candidates[i]
+        mine = st.classes[own, cell]
+        theirs = st.classes[opp, cell]
+        if restrict and mine < C_FOUR and theirs < C_FOUR:
+            continue
+        if not is_legal(st, cell, colour):
+            continue
+        score = config[P_OWN + mine] + config[P_OPP + theirs]
+        if cell == tt_move:
+            score += TT_MOVE_BONUS
+        ss.moves[ply, count] = cell
+        ss.scores[ply, count] = score
+        count += 1
+    keep = min(count, config[P_BRANCH])
+    for i in range(keep):  # partial selection sort: the best ``keep`` moves, in order
+        best = i
+        for j in range(i + 1, count):
+            if ss.scores[ply, j] > ss.scores[ply, best]:
+                best = j
+        if best != i:
+            cell, score = ss.moves[ply, i], ss.scores[ply, i]
+            ss.moves[ply, i], ss.scores[ply, i] = ss.moves[ply, best], ss.scores[ply, best]
+            ss.moves[ply, best], ss.scores[ply, best] = cell, score
+    return keep

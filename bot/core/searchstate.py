@@ -1,0 +1,63 @@
+"""The buffers one search owns, its control block and its parameter slots.
+
+Control block ``ctrl`` (int64[CTRL_SLOTS]), shared with Python: a timer thread sets
+``ctrl[C_STOP]``; the kernels poll it at every node and unwind with meaningless scores, which the
+driver then discards.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from bot.core import tt
+
+MAX_PLY = 128  # deepest ply the move buffers hold (forced-move extensions included)
+MAX_MOVES = 1024  # 32 x 32 board
+
+# ctrl[] slots: stop flag, nodes searched, node limit (0: none), best root move of the last
+# zero-window pass that failed high, deepest ply reached.
+C_STOP, C_NODES, C_NODE_LIMIT, C_BEST, C_SELDEPTH = range(5)
+CTRL_SLOTS = 8
+
+# config[] slots (bot.config fills them; see the comments there for what each trades off)
+P_BRANCH, P_VCF_DEPTH, P_LEAF_VCF = range(3)
+P_OWN = 3  # 12 weights, one per class, for the side to move
+P_OPP = P_OWN + 12  # 12 weights, one per class, for the opponent's cells
+CONFIG_SLOTS = P_OPP + 12
+
+
+class SearchState(NamedTuple):
+    """Buffers a search owns; made once per engine and reused for every move."""
+
+    tt_keys: np.ndarray  # uint64[n]: see bot.core.tt for the entry layout
+    tt_data: np.ndarray  # int64[n, tt.DATA_SLOTS]
+    ctrl: np.ndarray  # int64[CTRL_SLOTS]
+    moves: np.ndarray  # int64[MAX_PLY, MAX_MOVES]: move list per ply
+    scores: np.ndarray  # int64[MAX_PLY, MAX_MOVES]: ordering score per move
+    config: np.ndarray  # int64[CONFIG_SLOTS]
+
+
+def new_search_state(tt_entries: int, config: np.ndarray) -> SearchState:
+    """Buffers for a transposition table of ``tt_entries`` (see ``tt.new_table``)."""
+    keys, data = tt.new_table(tt_entries)
+    return SearchState(
+        tt_keys=keys,
+        tt_data=data,
+        ctrl=np.zeros(CTRL_SLOTS, dtype=np.int64),
+        moves=np.zeros((MAX_PLY, MAX_MOVES), dtype=np.int64),
+        scores=np.zeros((MAX_PLY, MAX_MOVES), dtype=np.int64),
+        config=np.ascontiguousarray(config, dtype=np.int64),
+    )
+
+
+def search_state_type() -> Any:
+    """The numba type of every SearchState, for kernels that need an explicit signature."""
+    import numba
+
+    sample = SearchState(
+        tt_keys=np.zeros(0, np.uint64), tt_data=np.zeros((0, 0), np.int64),
+        ctrl=np.zeros(0, np.int64), moves=np.zeros((0, 0), np.int64),
+        scores=np.zeros((0, 0), np.int64), config=np.zeros(0, np.int64))
+    return numba.typeof(sample)

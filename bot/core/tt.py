@@ -1,0 +1,115 @@
+"""The transposition table: entry layout, probe, store and the principal variation.
+
+One entry per slot, replaced always; the slot is the key's low bits (the table has a power of two
+entries).  Entry ``i``:
+
+    keys[i]        full 64-bit Zobrist key of the position (0 = empty slot)
+    data[i, LOWER] lower bound of the score   } mate scores relative to the node
+    data[i, UPPER] upper bound of the score   } (bot.core.score.to_node)
+    data[i, INFO]  depth << 16 | (best cell + 1)   (best cell -1 = none)
+
+A store at another depth, or for another key, starts the bounds afresh; at the same depth it
+narrows the bound the search proved (MTD(f) visits a node with several windows).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from bot.core.jit import kernel
+from bot.core.moves import make, unmake
+from bot.core.score import INFINITY, to_node, to_root
+from bot.core.state import BoardState
+
+LOWER, UPPER, INFO = range(3)
+DATA_SLOTS = 3
+ENTRY_BYTES = 8 + DATA_SLOTS * 8
+MIN_ENTRIES = 1 << 10
+CELL_MASK = 0xFFFF
+DEPTH_SHIFT = 16
+
+
+def new_table(entries: int) -> tuple[np.ndarray, np.ndarray]:
+    """(keys, data) for ``entries`` rounded down to a power of two (at least MIN_ENTRIES).
+
+    Every page is written once, so the whole table is resident from the start: the memory the
+    process reports is the memory it will use once the search has filled the table."""
+    count = max(MIN_ENTRIES, 1 << (max(1, int(entries)).bit_length() - 1))
+    keys = np.empty(count, dtype=np.uint64)
+    data = np.empty((count, DATA_SLOTS), dtype=np.int64)
+    keys.fill(0)
+    data.fill(0)
+    return keys, data
+
+
+def table_bytes(keys: np.ndarray, data: np.ndarray) -> int:
+    return int(keys.nbytes + data.nbytes)
+
+
+def clear(keys: np.ndarray) -> None:
+    """Forget every entry (a zero key marks an empty slot)."""
+    keys.fill(0)
+
+
+@kernel()
+def probe(keys: np.ndarray, data: np.ndarray, key: np.uint64, depth: int, beta: int,
+          ply: int) -> tuple[int, int, bool]:
+    """(best cell or -1, score, cut): ``cut`` when an entry of at least ``depth`` proves the
+    score on one side of ``beta`` (then ``score`` is that bound, counted from the root)."""
+    slot = key & np.uint64(keys.shape[0] - 1)
+    if keys[slot] != key:
+        return -1, 0, False
+    move = (data[slot, INFO] & CELL_MASK) - 1
+    if (data[slot, INFO] >> DEPTH_SHIFT) >= depth:
+        lower = to_root(data[slot, LOWER], ply)
+        if lower >= beta:
+            return move, lower, True
+        upper = to_root(data[slot, UPPER], ply)
+        if upper < beta:
+            return move, upper, True
+    return move, 0, False
+
+
+@kernel()
+def store(keys: np.ndarray, data: np.ndarray, key: np.uint64, depth: int, score: int,
+          beta: int, move: int, ply: int) -> None:
+    """Record that a ``depth`` search of the position scored ``score`` against ``beta``: a lower
+    bound when ``score >= beta``, else an upper bound; ``move`` is its best cell."""
+    slot = key & np.uint64(keys.shape[0] - 1)
+    if keys[slot] != key or (data[slot, INFO] >> DEPTH_SHIFT) != depth:
+        keys[slot] = key
+        data[slot, LOWER] = -INFINITY
+        data[slot, UPPER] = INFINITY
+    if score >= beta:
+        data[slot, LOWER] = to_node(score, ply)
+    else:
+        data[slot, UPPER] = to_node(score, ply)
+    data[slot, INFO] = (depth << DEPTH_SHIFT) | (move + 1)
+
+
+@kernel()
+def best_move(keys: np.ndarray, data: np.ndarray, key: np.uint64) -> int:
+    """The stored best cell of the position, or -1 without an entry."""
+    slot = key & np.uint64(keys.shape[0] - 1)
+    if keys[slot] != key:
+        return -1
+    return (data[slot, INFO] & CELL_MASK) - 1
+
+
+@kernel()
+def principal_variation(st: BoardState, keys: np.ndarray, data: np.ndarray, first: int,
+                        colour: int, out: np.ndarray) -> int:
+    """Fill ``out`` with the expected line from ``first`` (``colour`` to play it), following the
+    table's best moves while they land on empty cells; returns its length.  The board is left
+    as it was."""
+    length = 0
+    cell = first
+    while cell >= 0 and length < out.shape[0] and st.board[cell] == 0:
+        out[length] = cell
+        length += 1
+        make(st, cell, colour)
+        colour = 3 - colour
+        cell = best_move(keys, data, st.hashes[0])
+    for _ in range(length):
+        unmake(st)
+    return length

@@ -52,6 +52,7 @@ class Engine:
         self._search: SearchState = new_search_state(tt.MIN_ENTRIES, self.config.as_array())
         self._memory = (0, 0)  # (max_memory bytes, hash_size MiB) the table was last sized for
         self._table_sized = False
+        self._table_used = False  # a search has written to the table since it was cleared
         self._kernels_loaded = False
         self._lock = threading.Lock()  # guards the stop bookkeeping below
         self._searches = 0  # searches started so far (each timer knows its own)
@@ -106,19 +107,23 @@ class Engine:
         return tt.table_bytes(self._search.tt_keys, self._search.tt_data)
 
     def clear_hash(self) -> None:
-        tt.clear(self._search.tt_keys)
+        if self._table_used:  # an unused table is clear, and clearing would touch every page
+            tt.clear(self._search.tt_keys)
+            self._table_used = False
 
     def _size_table(self) -> None:
-        """Build the table the last ``set_memory`` asked for.  The old table is released first
-        and the kernels are loaded before the process is measured, so what is measured is what
-        the process will use besides the table; the new table is resident as soon as it is made
-        (tt.new_table), so a full table costs no more than an empty one."""
+        """Build the table the last ``set_memory`` asked for, never more than the machine has
+        free.  Under max_memory the old table is released first and the kernels are loaded
+        before the process is measured, so what is measured is what the process will use
+        besides the table; the new table is then made resident at once (tt.new_table), so a
+        full table costs no more than an empty one."""
         if self._table_sized:
             return
         max_memory, hash_mib = self._memory
         keys, data = tt.new_table(tt.MIN_ENTRIES)  # the old table goes before measuring
         self._search = self._search._replace(tt_keys=keys, tt_data=data)
         self._table_sized = True  # the small table stands if sizing fails
+        self._table_used = False
         wanted = (hash_mib or DEFAULT_TT_MIB) * MIB
         if max_memory > 0:
             self._load_kernels()
@@ -127,7 +132,7 @@ class Engine:
         entries = wanted // tt.ENTRY_BYTES
         while entries > tt.MIN_ENTRIES:
             try:
-                keys, data = tt.new_table(entries)
+                keys, data = tt.new_table(entries, resident=max_memory > 0)
                 break
             except MemoryError:  # the largest table that fits
                 entries //= 2
@@ -187,6 +192,7 @@ class Engine:
             self._running = self._stop_before if request is None else request
             self._running_search = search
             self._stop_cause = None
+            self._table_used = True
             ss.ctrl[:] = 0
             ss.ctrl[C_NODE_LIMIT] = limits.max_nodes
             if self._stop_before > self._running:

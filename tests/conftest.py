@@ -5,12 +5,22 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+import numba
 import pytest
 
 from bot.core.board import Board
 from tests import naive
 
 DATA = Path(__file__).parent / "data"
+# NUMBA_DISABLE_JIT=1: the kernels run as the plain Python they are written in (tests marked
+# pure_python are run that way by tests/test_pure_python.py), ten to a hundred times slower.
+PURE_PYTHON = bool(numba.config.DISABLE_JIT)
+
+
+def scaled(count: int) -> int:
+    """How many random samples a test takes: ``count``, or a few when the kernels are plain
+    Python (enough to run every branch of the twins, not to hunt rare cases again)."""
+    return max(3, count // 10) if PURE_PYTHON else count
 RULES = (0, 1, 4, 8, 9)  # freestyle, exact five, renju, caro, exact caro
 SIZES = ((15, 15), (20, 20), (12, 17))
 
@@ -46,3 +56,4 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "run_last: run after every other test")
+    config.addinivalue_line("markers", "pure_python: also run with NUMBA_DISABLE_JIT=1")

@@ -12,12 +12,14 @@ from hypothesis import strategies as st
 from bot.core import state
 from bot.core.board import Board
 from bot.core.errors import (
-    BoardError, CoordinateError, HistoryError, OccupiedError, RuleError, SizeError,
+    CoordinateError, HistoryError, OccupiedError, RuleError, SizeError,
 )
 from tests import naive
-from tests.conftest import RULES, SIZES, clustered_position
+from tests.conftest import RULES, SIZES, clustered_position, scaled
 
-POSITIONS_PER_CASE = 340  # x 3 sizes: over a thousand positions per rule
+pytestmark = pytest.mark.pure_python
+
+POSITIONS_PER_CASE = scaled(340)  # x 3 sizes: over a thousand positions per rule
 
 
 @pytest.mark.parametrize("rule", RULES)
@@ -47,7 +49,7 @@ def snapshot(board: Board) -> dict[str, np.ndarray]:
     return {name: np.copy(array) for name, array in board.state._asdict().items()}
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=scaled(60), deadline=None)
 @given(data=st.data(), rule=st.sampled_from(RULES), size=st.sampled_from(SIZES))
 def test_make_unmake_round_trip_restores_every_array(data: st.DataObject, rule: int,
                                                     size: tuple[int, int]) -> None:
@@ -78,7 +80,7 @@ def transform(stones: list[tuple[int, int, int]], sym: int, w: int,
 def test_symmetric_positions_share_the_canonical_key(size: tuple[int, int]) -> None:
     width, height = size
     rng = random.Random(width * height)
-    for _ in range(100):
+    for _ in range(scaled(100)):
         board, pos, _ = clustered_position(rng, width, height, 0)
         stones = [(x, y, c) for (x, y), c in pos.stones.items()]
         key, sym = board.canonical_key()
@@ -95,7 +97,7 @@ def test_symmetric_positions_share_the_canonical_key(size: tuple[int, int]) -> N
 def test_different_positions_get_different_canonical_keys() -> None:
     rng = random.Random(11)
     seen: dict[int, frozenset[tuple[int, int, int]]] = {}
-    for _ in range(3000):
+    for _ in range(scaled(3000)):
         board, pos, _ = clustered_position(rng, 15, 15, 0)
         # the canonical form of the stone set: the smallest image as a sorted tuple
         forms = [tuple(sorted(transform([(x, y, c) for (x, y), c in pos.stones.items()],
@@ -103,7 +105,7 @@ def test_different_positions_get_different_canonical_keys() -> None:
         form = frozenset(min(forms))
         key = board.canonical_key()[0]
         assert seen.setdefault(key, form) == form
-    assert len(seen) > 2500
+    assert len(seen) > scaled(3000) * 5 // 6
 
 
 def test_play_reports_wins_and_undo_restores_the_side_to_move() -> None:
@@ -148,13 +150,11 @@ def test_bad_input_raises_a_clear_value_error_and_changes_nothing(call, error) -
 def test_unsupported_boards_are_refused(args: tuple, error: type) -> None:
     with pytest.raises(error):
         Board(*args)
-    assert issubclass(error, ValueError)
 
 
 def test_undo_on_an_empty_board_is_refused() -> None:
     with pytest.raises(HistoryError):
         Board(15).undo()
-    assert issubclass(HistoryError, BoardError)
 
 
 def test_remove_takes_back_any_stone() -> None:

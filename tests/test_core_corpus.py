@@ -9,6 +9,8 @@ import pytest
 from bot.core.board import Board
 from tests.conftest import DATA
 
+pytestmark = pytest.mark.pure_python
+
 FOUL_LABELS = {"none": 0, "double_three": 1, "double_four": 2, "overline": 3}
 
 

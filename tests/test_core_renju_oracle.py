@@ -10,11 +10,15 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from renju.check_forbid import get_foul_type
 
 from bot.core.board import Board
 from tests import naive
-from tests.conftest import clustered_position
+from tests.conftest import clustered_position, scaled
+
+pytestmark = pytest.mark.pure_python
 
 
 def oracle(pos: naive.Position, x: int, y: int) -> int:
@@ -25,7 +29,7 @@ def oracle(pos: naive.Position, x: int, y: int) -> int:
 def test_fouls_agree_with_the_renju_package_except_the_recorded_convention() -> None:
     rng = random.Random(23)
     checked = disagreements = fouls = 0
-    for _ in range(1500):
+    for _ in range(scaled(1500)):
         board, pos, around = clustered_position(rng, 15, 15, 4)
         for x, y in rng.sample(around, min(6, len(around))):
             ours, theirs = board.foul(x, y), oracle(pos, x, y)
@@ -35,7 +39,7 @@ def test_fouls_agree_with_the_renju_package_except_the_recorded_convention() -> 
                 disagreements += 1
                 assert naive.foul(pos, x, y, five_breaks_three=True) == theirs
                 assert naive.foul(pos, x, y) == ours
-    assert fouls > 50 and disagreements < checked // 100
+    assert fouls > scaled(1500) // 30 and disagreements < checked // 100
 
 
 def test_a_three_completed_by_a_five_still_counts() -> None:

@@ -6,9 +6,13 @@ import itertools
 import random
 
 import numpy as np
+import pytest
 
 from bot.core import shapes, state
 from tests import naive
+from tests.conftest import PURE_PYTHON, scaled
+
+pytestmark = pytest.mark.pure_python
 
 
 def test_vocabulary_matches_the_documented_numbers() -> None:
@@ -39,7 +43,7 @@ def test_swap_colours_exchanges_black_and_white_only() -> None:
     rng = random.Random(3)
     line = np.zeros(shapes.WINDOW, dtype=np.int8)
     swapped = np.zeros(shapes.WINDOW, dtype=np.int8)
-    for _ in range(2000):
+    for _ in range(scaled(2000)):
         key = rng.randrange(shapes.KEY_COUNT)
         shapes.decode_key(key, line)
         shapes.decode_key(shapes.swap_colours(key), swapped)
@@ -51,16 +55,17 @@ def test_cells_beyond_a_blocker_never_change_a_shape() -> None:
     rng = random.Random(4)
     for win_def in range(shapes.WIN_DEFINITIONS):
         table = state.definition_table(win_def)
-        for _ in range(3000):
+        for _ in range(scaled(3000)):
             key = rng.randrange(shapes.KEY_COUNT)
             assert table[key] == table[shapes.canonical_line_key(key)]
 
 
+@pytest.mark.skipif(PURE_PYTHON, reason="compares the compiled kernel with its Python source")
 def test_jitted_line_classifier_equals_its_python_source() -> None:
     """The same kernel run as plain Python (what NUMBA_DISABLE_JIT=1 would run)."""
     rng = random.Random(5)
     line = np.zeros(shapes.WINDOW, dtype=np.int8)
-    for _ in range(300):
+    for _ in range(scaled(300)):
         key = shapes.canonical_line_key(rng.randrange(shapes.KEY_COUNT))
         shapes.decode_key(key, line)
         for win_def in range(shapes.WIN_DEFINITIONS):

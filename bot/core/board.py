@@ -188,9 +188,9 @@ def _is_int(value: object) -> bool:
 
 
 def _as_int(value: object) -> int:
-    if not _is_int(value):
+    if not isinstance(value, (int, np.integer)) or isinstance(value, bool):
         raise ValueError(f"{value!r} is not a whole number")
-    return int(value)  # type: ignore[call-overload]
+    return int(value)
 
 
 def _colour(colour: int) -> int:

@@ -43,4 +43,4 @@ def order_moves(st: BoardState, ss: SearchState, ply: int, colour: int, tt_move:
             cell, score = ss.moves[ply, i], ss.scores[ply, i]
             ss.moves[ply, i], ss.scores[ply, i] = ss.moves[ply, best], ss.scores[ply, best]
             ss.moves[ply, best], ss.scores[ply, best] = cell, score
-    return keep
+    return int(keep)

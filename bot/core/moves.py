@@ -32,9 +32,10 @@ def _refresh_shapes(st: BoardState, cell: int, direction: int) -> None:
     """Recompute both colours' shape in one direction, and their classes, from the line key."""
     key = st.keys[cell, direction]
     shift = 4 * direction
+    keep = np.int64(0xFFFF) ^ (np.int64(15) << shift)  # every shape but this direction's
     for side in range(2):
-        shape = st.shape_table[side + 1, key]
-        word = (st.words[side, cell] & ~(15 << shift)) | (shape << shift)
+        shape = np.int64(st.shape_table[side + 1, key])
+        word = (np.int64(st.words[side, cell]) & keep) | (shape << shift)
         st.words[side, cell] = word
         st.classes[side, cell] = st.class_table[word]
 
@@ -93,7 +94,7 @@ def unmake(st: BoardState) -> int:
     ply = meta[M_PLY] - 1
     cell = st.history[ply, 0]
     index = st.history[ply, 1]
-    colour = np.int64(st.board[cell])
+    colour = int(st.board[cell])
     offsets = st.near_offsets
     for i in range(offsets.shape[0] - 1, -1, -1):  # reverse order pops the cells make appended
         other = cell + offsets[i]
@@ -119,19 +120,19 @@ def unmake(st: BoardState) -> int:
     st.history[ply, 0] = 0
     st.history[ply, 1] = 0
     meta[M_PLY] = ply
-    return cell
+    return int(cell)
 
 
 @kernel(types.boolean(*CELL_COLOUR))
 def wins(st: BoardState, cell: int, colour: int) -> bool:
     """Whether a ``colour`` stone on the empty ``cell`` wins at once under the board's rule."""
-    return st.classes[colour - 1, cell] == shapes.C_FIVE
+    return bool(st.classes[colour - 1, cell] == shapes.C_FIVE)
 
 
 @kernel(types.int64(*CELL_COLOUR, types.int64))
 def shape_at(st: BoardState, cell: int, colour: int, direction: int) -> int:
     """Shape a ``colour`` stone on the empty ``cell`` makes along ``direction``."""
-    return (st.words[colour - 1, cell] >> (4 * direction)) & 15
+    return int((st.words[colour - 1, cell] >> (4 * direction)) & 15)
 
 
 @kernel(types.int64(STATE, types.int64))

@@ -126,7 +126,7 @@ def _run_bounds(line: np.ndarray, pos: int) -> tuple[int, int]:
 def _cell_or_empty(line: np.ndarray, index: int) -> int:
     if index < 0 or index >= WINDOW:
         return EMPTY
-    return line[index]
+    return int(line[index])
 
 
 @kernel(types.boolean(LINE, types.int64, types.int64))

@@ -9,7 +9,7 @@ directions from a playing cell never leaves the array.  Cell ``(x, y)`` has inde
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -203,7 +203,7 @@ def _fill_wall_keys(board: np.ndarray, keys: np.ndarray, steps: np.ndarray,
                 keys[cell, direction] = key
 
 
-def state_type():  # -> numba type; untyped so mypy need not know numba's types
+def state_type() -> Any:
     """The numba type of every BoardState, for kernels that need an explicit signature."""
     import numba
 

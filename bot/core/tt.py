@@ -29,16 +29,18 @@ CELL_MASK = 0xFFFF
 DEPTH_SHIFT = 16
 
 
-def new_table(entries: int) -> tuple[np.ndarray, np.ndarray]:
+def new_table(entries: int, resident: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """(keys, data) for ``entries`` rounded down to a power of two (at least MIN_ENTRIES).
 
-    Every page is written once, so the whole table is resident from the start: the memory the
-    process reports is the memory it will use once the search has filled the table."""
+    With ``resident`` every page is written once, so the process's memory already counts the
+    whole table: what is measured before a search is what is used once the search has filled
+    it.  Without, pages are taken as the search first writes them (a fast start)."""
     count = max(MIN_ENTRIES, 1 << (max(1, int(entries)).bit_length() - 1))
-    keys = np.empty(count, dtype=np.uint64)
-    data = np.empty((count, DATA_SLOTS), dtype=np.int64)
-    keys.fill(0)
-    data.fill(0)
+    keys = np.zeros(count, dtype=np.uint64)
+    data = np.zeros((count, DATA_SLOTS), dtype=np.int64)
+    if resident:
+        keys.fill(0)
+        data.fill(0)
     return keys, data
 
 
@@ -93,7 +95,7 @@ def best_move(keys: np.ndarray, data: np.ndarray, key: np.uint64) -> int:
     slot = key & np.uint64(keys.shape[0] - 1)
     if keys[slot] != key:
         return -1
-    return (data[slot, INFO] & CELL_MASK) - 1
+    return int((data[slot, INFO] & CELL_MASK) - 1)
 
 
 @kernel()

@@ -32,6 +32,9 @@ RENJU_DRAW_STONES = 200  # Gomocup: a renju game is drawn after 200 stones
 CLOSE_GRACE_S = 2.0  # how long a brain may take to exit after END before it is killed
 
 
+Opening = tuple[tuple[int, int], ...]  # stones in the order played, black first
+
+
 @dataclass(frozen=True)
 class MatchSettings:
     """What every game of a match shares."""
@@ -55,7 +58,7 @@ class GameJob:
     pair: int
     black: EngineSpec
     white: EngineSpec
-    opening: tuple[tuple[int, int], ...]
+    opening: Opening
     settings: MatchSettings
     first_is_black: bool  # whether the match's first engine plays black in this game
 
@@ -65,7 +68,7 @@ OFFSET = re.compile(r"-?\d+")
 LETTERED = re.compile(r"([a-zA-Z])(\d+)")
 
 
-def parse_opening(line: str, width: int, height: int) -> tuple[tuple[int, int], ...]:
+def parse_opening(line: str, width: int, height: int) -> Opening:
     """Gomocup offsets (``-1,0, 0,0, 1,1`` from the centre) or a move list (``h8i9``: column
     letter, row number counted from the bottom as in renju notation)."""
     if LETTERED.search(line):
@@ -78,7 +81,7 @@ def parse_opening(line: str, width: int, height: int) -> tuple[tuple[int, int], 
     return tuple((cx + numbers[i], cy + numbers[i + 1]) for i in range(0, len(numbers), 2))
 
 
-def load_openings(source: str, width: int, height: int) -> list[tuple[tuple[int, int], ...]]:
+def load_openings(source: str, width: int, height: int) -> list[Opening]:
     """Openings from a file, or the built-in set for the board (``builtin``); each is checked
     to be on the board and free of repeated cells."""
     path = Path(source) if source != "builtin" else OPENINGS_DIR / f"openings_{width}x{height}.txt"
@@ -95,7 +98,7 @@ def load_openings(source: str, width: int, height: int) -> list[tuple[tuple[int,
     return openings
 
 
-def schedule(first: EngineSpec, second: EngineSpec, openings: list, games: int,
+def schedule(first: EngineSpec, second: EngineSpec, openings: list[Opening], games: int,
              settings: MatchSettings, seed: int, shuffle: bool, symmetry: bool) -> list[GameJob]:
     """Game pairs: each opening once with each engine as black; ``games`` rounded up to pairs."""
     rng = random.Random(seed)
@@ -103,7 +106,7 @@ def schedule(first: EngineSpec, second: EngineSpec, openings: list, games: int,
     if shuffle:
         rng.shuffle(order)
     symmetries = 8 if settings.width == settings.height else 4
-    jobs = []
+    jobs: list[GameJob] = []
     for pair in range((games + 1) // 2):
         opening = openings[order[pair % len(order)]]
         if symmetry:
@@ -326,8 +329,8 @@ def _write_game(out: Path, game: records.GameRecord, pgn: bool) -> None:
 def summary(state: MatchState, sprt: stats.Sprt | None) -> str:
     """Wins, losses and draws by colour and by cause; Elo, LOS and the SPRT state."""
     lines = [state.score_line()]
-    table = Counter()
-    causes = Counter()
+    table: Counter[tuple[str, str]] = Counter()
+    causes: Counter[tuple[str, str]] = Counter()
     for game in state.games:
         first_black = game.first_is_black
         colour = "black" if first_black else "white"

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
+import pexpect
 import pytest
 
 from bot.core.board import Board
@@ -106,6 +108,9 @@ def test_yxstop_and_yxhashclear_while_idle_print_nothing(brain: BrainProcess) ->
     ("TAKEBACK 1,1", "ERROR"),
     ("x" * 70000, "ERROR"),
     ("PLAY 99,1", "ERROR"),
+    ("TURN 7," + "9" * 9990, "ERROR"),
+    ("START " + "1" * 5000, "ERROR"),
+    ("TAKEBACK " + "1" * 4000 + ",1", "ERROR"),
 ])
 def test_bad_lines_get_an_answer_and_change_nothing(brain: BrainProcess, line: str,
                                                     answer: str) -> None:
@@ -175,49 +180,53 @@ def test_unsupported_rule_bits_are_refused(brain: BrainProcess) -> None:
 
 def test_swap2_stages(brain: BrainProcess) -> None:
     fast(brain)
+    brain.send("INFO max_depth 4")
     assert brain.ask("START 15") == "OK"
     brain.send("SWAP2BOARD", "DONE")
     three = brain.read().split()
     assert len(three) == 3 and len(set(three)) == 3
-    brain.send("SWAP2BOARD", "7,7", "7,8", "8,8", "DONE")
-    answer = brain.read().split()
-    assert answer == ["SWAP"] or 1 <= len(answer) <= 2
-    brain.send("SWAP2BOARD", "7,7", "7,8", "8,8", "6,6", "9,9", "DONE")
-    answer = brain.read()
-    assert answer == "SWAP" or "," in answer
+    # black's two central stones against white's corner stone: we take black
+    brain.send("SWAP2BOARD", "7,7", "0,14", "8,8", "DONE")
+    assert brain.read() == "SWAP"
+    # black's stones in three corners, white's in the centre: we stay white and play
+    brain.send("SWAP2BOARD", "0,0", "7,7", "14,0", "8,8", "0,14", "DONE")
+    x, y = (int(v) for v in brain.read().split(","))
+    assert (x, y) not in {(0, 0), (7, 7), (14, 0), (8, 8), (0, 14)}
+    brain.send("INFO max_depth 0")
 
 
 def test_show_detail_messages_precede_the_move(brain: BrainProcess) -> None:
     fast(brain)
     assert brain.ask("START 15") == "OK"
     brain.send("INFO show_detail 1", "TURN 7,7")
-    line = brain.read()
-    assert line.startswith("MESSAGE depth")
-    assert brain.move()
+    lines = [brain.read()]
+    while lines[-1].startswith("MESSAGE"):
+        lines.append(brain.read())
+    assert len(lines) >= 2 and lines[0].startswith("MESSAGE depth 1")
+    assert lines[-2].split(" pv ")[1].split()[0] == lines[-1]  # the line's head is the move
     brain.send("INFO show_detail 0")
 
 
-def test_a_whole_self_play_game_ends_with_a_legal_result() -> None:
+def test_a_whole_renju_self_play_game_is_legal_and_ends_in_a_five() -> None:
     black, white = BrainProcess(), BrainProcess()
-    referee = Board(15, 15, 0)
+    referee = Board(15, 15, 4)
     for brain in (black, white):
-        fast(brain)
+        fast(brain, rule=4)
         assert brain.ask("START 15") == "OK"
     black.send("BEGIN")
     move = black.move()
     players = [black, white]
     winner = 0
-    while True:
-        assert referee.stone(*move) == 0
+    while not referee.is_full():
+        colour = referee.side_to_move()
+        assert referee.is_legal(*move, colour), (move, referee.moves())  # empty, and no foul
         if referee.play(*move):
-            winner = 2 - referee.ply % 2
-            break
-        if referee.is_full():
+            winner = colour
             break
         mover = players[referee.ply % 2]
         mover.send(f"TURN {move[0]},{move[1]}")
         move = mover.move()
-    assert winner in (1, 2) or referee.is_full()
+    assert winner, "two engines on 15x15 should make a five before the board fills"
     assert black.close() == 0 and white.close() == 0
 
 
@@ -242,3 +251,140 @@ def test_pygomo_client_plays_a_whole_game() -> None:
         assert won, "Sente should beat an opponent that fills the corner"
     finally:
         engine.quit()
+
+
+def peak_and_current_mib(brain: BrainProcess) -> tuple[float, float]:
+    """Peak and current resident memory of the brain process (Linux /proc), in MiB."""
+    status = Path(f"/proc/{brain.child.proc.pid}/status").read_text()
+    fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+    return int(fields["VmHWM"].split()[0]) / 1024, int(fields["VmRSS"].split()[0]) / 1024
+
+
+def test_a_yxstop_sent_with_turn_stops_that_search() -> None:
+    brain = BrainProcess()
+    brain.send("INFO timeout_turn 600000", "INFO timeout_match 0",
+               "INFO time_left 2147483647", "START 15")
+    assert brain.read() == "OK"
+    brain.send("TURN 7,7", "YXSTOP")  # one write: the stop arrives before the search starts
+    # ten minutes allowed per move: only the stop can bring the answer within the minute
+    move = brain.move(timeout=60)
+    assert move != (7, 7)
+    assert brain.close() == 0
+
+
+def test_an_idle_yxstop_does_not_stop_the_next_search() -> None:
+    brain = BrainProcess()
+    brain.send("INFO timeout_turn 600000", "INFO max_depth 3", "INFO show_detail 1", "START 15")
+    assert brain.read() == "OK"
+    brain.send("YXSTOP", "TURN 7,7")
+    depths = []
+    while True:
+        line = brain.read()
+        if not line.startswith("MESSAGE"):
+            break
+        depths.append(int(line.split()[2].split("-")[0]))
+    assert depths == [1, 2, 3], depths  # every iteration up to max_depth ran
+    assert brain.close() == 0
+
+
+def test_a_hash_size_too_big_for_the_machine_falls_back_and_play_goes_on() -> None:
+    brain = BrainProcess()
+    fast(brain)
+    brain.send("INFO hash_size 100000000", "START 15")
+    assert brain.read() == "OK"
+    brain.send("TURN 7,7")
+    assert brain.move() != (7, 7)
+    assert brain.ask("ABOUT").startswith('name="Sente"')
+    assert brain.close() == 0
+
+
+def test_a_turn_that_fills_the_board_is_answered() -> None:
+    brain = BrainProcess()
+    fast(brain)
+    assert brain.ask("START 5") == "OK"
+    # a full 5x5 board with no five for either colour once (4,4) is played
+    pattern = ["BBWWB", "WWBBW", "BBWWB", "WWBBW", "BBWW."]
+    rows = [f"{x},{y},{1 if cell == 'B' else 2}" for y, line in enumerate(pattern)
+            for x, cell in enumerate(line) if cell != "."]
+    brain.send("YXBOARD", *rows, "DONE")
+    brain.send("TURN 4,4")
+    assert brain.read().startswith("ERROR")
+    assert brain.ask("TAKEBACK 4,4") == "OK"  # the brain goes on from the same position
+    assert brain.close() == 0
+
+
+def test_a_rule_change_mid_game_applies_to_the_stones_on_the_board() -> None:
+    brain = BrainProcess()
+    fast(brain, rule=0)
+    assert brain.ask("START 15") == "OK"
+    # black (us, equal counts) has 3,7 4,7 6,7 7,7: (5,7) makes five in freestyle; under renju
+    # it is still five, so add 8,7: now (5,7) makes six, a win in freestyle and a foul in renju
+    brain.send("YXBOARD", "3,7,1", "0,0,2", "4,7,1", "0,2,2", "6,7,1", "0,4,2", "7,7,1", "0,6,2",
+               "8,7,1", "14,14,2", "DONE")
+    brain.send("INFO rule 4", "YXSHOWFORBID")
+    assert brain.read() == "FORBID 0507."
+    brain.send("INFO rule 0", "YXSHOWFORBID")
+    assert brain.read() == "FORBID ."
+    assert brain.close() == 0
+
+
+def test_the_process_stays_under_max_memory_after_long_searches() -> None:
+    probe = BrainProcess()
+    fast(probe)
+    probe.send("INFO hash_size 1")
+    assert probe.ask("START 15") == "OK"
+    probe.send("TURN 7,7")
+    probe.move()
+    _, baseline = peak_and_current_mib(probe)  # the brain with every kernel loaded, no table
+    assert probe.close() == 0
+
+    limit_mib = baseline + 60  # a table of at most 12 MiB fits beside the 48 MiB headroom
+    brain = BrainProcess()
+    brain.send("INFO timeout_turn 1500", "INFO hash_size 1024",
+               f"INFO max_memory {int(limit_mib * 2**20)}", "START 15")
+    assert brain.read() == "OK"
+    referee = Board(15, 15, 0)
+    for _ in range(4):  # about six seconds of search: far more entries than the table holds
+        reply = next(p for p in referee.empty_points())
+        referee.play(*reply)
+        brain.send(f"TURN {reply[0]},{reply[1]}")
+        referee.play(*brain.move())
+    peak, _ = peak_and_current_mib(brain)
+    assert peak <= limit_mib, (peak, limit_mib)
+    assert brain.close() == 0
+
+
+def test_long_input_lines_do_not_raise_peak_memory() -> None:
+    brain = BrainProcess()
+    fast(brain)
+    assert brain.ask("START 15") == "OK"
+    brain.send("TURN 7,7")
+    brain.move()
+    before, _ = peak_and_current_mib(brain)
+    long_lines = [("x" * 10_000, "UNKNOWN"), ("TURN " + "7" * 9_996, "ERROR"),
+                  ("TURN 1," + "1" * 9_993, "ERROR"), ("START " + "9" * 9_994, "ERROR"),
+                  ("BOARD", None), ("1,1," + "2" * 9_996, None), ("DONE", "ERROR")]
+    for _ in range(5):
+        for line, answer in long_lines:
+            brain.send(line)
+            if answer:
+                assert brain.read().startswith(answer)
+        brain.send("INFO folder " + "f" * 10_000, "INFO timeout_turn " + "3" * 9_982)
+    assert brain.ask("ABOUT").startswith('name="Sente"')
+    after, _ = peak_and_current_mib(brain)
+    assert after - before <= 4, (before, after)
+    assert brain.close() == 0
+
+
+def test_a_person_at_a_terminal_is_greeted_and_a_manager_is_not() -> None:
+    person = pexpect.spawn(sys.executable, ["-m", "protocol.brain"], encoding="utf-8",
+                           timeout=60)
+    person.expect(r"([^\r\n]*)\r?\n")
+    greeting = person.match.group(1)
+    assert greeting.startswith("MESSAGE Sente") and "START 15" in greeting
+    person.sendline("END")
+    person.expect(pexpect.EOF)
+    manager = BrainProcess()  # a pipe, as every manager uses
+    manager.expect_silence(2.0)
+    assert manager.ask("START 15") == "OK"
+    assert manager.close() == 0

@@ -18,7 +18,7 @@ import psutil
 from bot import driver, timeman
 from bot.config import Config
 from bot.core import tt
-from bot.core.board import Board
+from bot.core.board import Board, Point
 from bot.core.errors import BoardError
 from bot.core.evaluate import evaluate
 from bot.core.movepick import order_moves
@@ -26,7 +26,7 @@ from bot.core.score import MATE_BOUND
 from bot.core.searchstate import (
     C_NODE_LIMIT, C_NODES, C_SELDEPTH, C_STOP, SearchState, new_search_state,
 )
-from bot.limits import Limits, Point, Result, SearchInfo, StopCause, Swap2Answer
+from bot.limits import Limits, Result, SearchInfo, StopCause, Swap2Answer
 
 MIB = 2**20
 DEFAULT_TT_MIB = 64  # table size when neither hash_size nor max_memory asks for another

@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-UNLIMITED_MS = 2147483647  # the protocol's "no limit" value for time_left
+from bot.core.board import Point
 
-Point = tuple[int, int]
+UNLIMITED_MS = 2147483647  # the protocol's "no limit" value for time_left
 
 # Why a search ended:
 #   depth     the depth limit (Limits.max_depth, or the engine's own ceiling) was reached

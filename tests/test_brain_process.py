@@ -20,8 +20,9 @@ def brain():
 
 
 def fast(brain: BrainProcess, rule: int = 0) -> None:
-    brain.send("INFO timeout_turn 300", "INFO timeout_match 0", f"INFO rule {rule}",
-               "INFO time_left 2147483647")
+    """Searches bounded by depth, not time: a slow machine cannot change an outcome."""
+    brain.send("INFO timeout_turn 60000", "INFO max_depth 3", "INFO timeout_match 0",
+               f"INFO rule {rule}", "INFO time_left 2147483647")
 
 
 def test_about_names_the_engine(brain: BrainProcess) -> None:
@@ -192,7 +193,7 @@ def test_swap2_stages(brain: BrainProcess) -> None:
     brain.send("SWAP2BOARD", "0,0", "7,7", "14,0", "8,8", "0,14", "DONE")
     x, y = (int(v) for v in brain.read().split(","))
     assert (x, y) not in {(0, 0), (7, 7), (14, 0), (8, 8), (0, 14)}
-    brain.send("INFO max_depth 0")
+    brain.send("INFO max_depth 3")
 
 
 def test_show_detail_messages_precede_the_move(brain: BrainProcess) -> None:
@@ -269,6 +270,18 @@ def test_a_yxstop_sent_with_turn_stops_that_search() -> None:
     # ten minutes allowed per move: only the stop can bring the answer within the minute
     move = brain.move(timeout=60)
     assert move != (7, 7)
+    assert brain.close() == 0
+
+
+def test_a_yxstop_during_a_search_stops_it() -> None:
+    brain = BrainProcess()
+    brain.send("INFO timeout_turn 600000", "INFO timeout_match 0", "INFO show_detail 1",
+               "START 15")
+    assert brain.read() == "OK"
+    brain.send("TURN 7,7")
+    assert brain.read().startswith("MESSAGE depth 1")  # the search is under way
+    brain.send("YXSTOP")
+    assert brain.move(timeout=60) != (7, 7)  # ten minutes allowed: only the stop ends it
     assert brain.close() == 0
 
 

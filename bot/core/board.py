@@ -18,7 +18,6 @@ from bot.core.state import (
 )
 
 Point = tuple[int, int]
-DIRECTIONS = ((1, 0), (0, 1), (1, 1), (-1, 1))  # the direction order of line keys and steps
 
 
 class Board:

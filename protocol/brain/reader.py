@@ -25,10 +25,18 @@ class StdinReader:
         threading.Thread(target=self._pump, daemon=True).start()
 
     def _pump(self) -> None:
+        try:
+            self._read_until_eof()
+        finally:  # whatever ends the reading, the brain sees the end of input, never a hang
+            self.lines.put(None)
+
+    def _read_until_eof(self) -> None:
         while True:
-            raw = self.stream.readline(MAX_LINE + 2)
+            try:
+                raw = self.stream.readline(MAX_LINE + 2)
+            except (OSError, ValueError):  # a closed or broken stdin ends the input
+                return
             if not raw:
-                self.lines.put(None)
                 return
             self.count += 1
             if len(raw) > MAX_LINE and not raw.endswith(b"\n"):

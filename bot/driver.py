@@ -19,12 +19,16 @@ class Iteration:
     depth: int
     score: int
     best_cell: int  # padded index, or -1 if no move proved itself
+    complete: bool = True  # False: stopped, but a pass had already proved a win with best_cell
 
 
 def mtdf(board: Board, ss: SearchState, colour: int, depth: int,
-         guess: int) -> tuple[int, int] | None:
-    """Converge on the minimax score at ``depth`` with zero-window searches; None if stopped.
-    Returns (score, best cell); the cell is the last one that proved a lower bound."""
+         guess: int) -> tuple[int, int, bool] | None:
+    """Converge on the minimax score at ``depth`` with zero-window searches.
+
+    Returns (score, best cell, complete); the cell is the last one that proved a lower bound.
+    When stopped: None, unless a pass had already proved a win (a lower bound beyond
+    MATE_BOUND) with a root move; then that bound and move, and complete is False."""
     lower, upper = -INFINITY, INFINITY
     score, best = guess, -1
     while lower < upper:
@@ -32,6 +36,8 @@ def mtdf(board: Board, ss: SearchState, colour: int, depth: int,
         ss.ctrl[C_BEST] = -1
         value = int(alphabeta(board.state, ss, depth, beta, 0, colour))
         if ss.ctrl[C_STOP]:
+            if lower > MATE_BOUND and best >= 0:
+                return lower, best, False
             return None
         if value >= beta:
             lower = value
@@ -40,20 +46,22 @@ def mtdf(board: Board, ss: SearchState, colour: int, depth: int,
         else:
             upper = value
         score = value
-    return score, best
+    return score, best, True
 
 
 def iterate(board: Board, ss: SearchState, colour: int,
             max_depth: int) -> Iterator[Iteration]:
-    """One Iteration per completed depth, until ``max_depth``, a proven result or a stop."""
+    """One Iteration per completed depth, until ``max_depth``, a proven win or a stop (the
+    iteration a stop cut short is yielded only if it had proved a win).  A proven loss does
+    not stop the deepening: deeper searches look for the longest resistance."""
     guess = 0
     for depth in range(1, max_depth + 1):
         found = mtdf(board, ss, colour, depth, guess)
         if found is None:
             return
-        guess, best = found
-        yield Iteration(depth, guess, best)
-        if abs(guess) > MATE_BOUND:
+        guess, best, complete = found
+        yield Iteration(depth, guess, best, complete)
+        if not complete or guess > MATE_BOUND:
             return
 
 

@@ -237,7 +237,7 @@ class Engine:
                 stopped, requested = bool(ss.ctrl[C_STOP]), self._stop_cause
             if stopped:
                 cause = requested or "nodes"
-            elif abs(score) > MATE_BOUND and depth < max_depth:
+            elif score > MATE_BOUND and depth < max_depth:
                 cause = "proven"
             else:
                 cause = "depth"
@@ -251,7 +251,7 @@ class Engine:
         legal cell (BoardError on a full board)."""
         board = self.require_board()
         colour = board.side_to_move()
-        count = order_moves(board.state, self._search, 0, colour, -1, False)
+        count, _ = order_moves(board.state, self._search, 0, colour, -1, False)
         if count:
             return board.point(int(self._search.moves[0, 0]))
         cx, cy = board.width // 2, board.height // 2

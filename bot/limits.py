@@ -15,7 +15,7 @@ UNLIMITED_MS = 2147483647  # the protocol's "no limit" value for time_left
 #   time      the hard time budget ran out (the timer stopped the search)
 #   optimum   the soft time budget was spent: another iteration would not have finished
 #   request   Engine.stop was called (YXSTOP, END), before or during the search
-#   proven    the score is a proven win or loss
+#   proven    the score is a proven win
 #   no_search the move needed no search (the first stone of the game)
 StopCause = Literal["depth", "nodes", "time", "optimum", "request", "proven", "no_search"]
 

@@ -9,7 +9,7 @@ from bot.core.evaluate import evaluate
 from bot.core.jit import kernel
 from bot.core.moves import make, unmake
 from bot.core.movepick import order_moves
-from bot.core.score import INFINITY, MATE
+from bot.core.score import INFINITY, MATE, MATE_BOUND
 from bot.core.searchstate import (
     C_BEST, C_NODE_LIMIT, C_NODES, C_SELDEPTH, C_STOP, MAX_PLY, P_LEAF_VCF, P_VCF_DEPTH,
     SearchState, search_state_type,
@@ -24,7 +24,12 @@ def alphabeta(st: BoardState, ss: SearchState, depth: int, beta: int, ply: int,
               colour: int) -> int:
     """Zero-window search: returns a score ``>= beta`` (a lower bound) or ``< beta`` (an upper
     bound) for ``colour`` to move.  At ply 0 the move that proved ``>= beta`` goes to
-    ctrl[C_BEST].  Forced blocks of a five are searched without using up depth."""
+    ctrl[C_BEST].  Forced blocks of a five are searched without using up depth.
+
+    A score beyond ``±MATE_BOUND`` is a proof: a loss is only claimed where every move was
+    searched (a forced block, or a move list the branching cap did not cut).  Where the cap
+    cut the list, the moves left out count as one more move worth ``-MATE_BOUND``, so such a
+    node scores at least that: a likely loss, never a proven one."""
     ctrl = ss.ctrl
     ctrl[C_NODES] += 1
     if ply > ctrl[C_SELDEPTH]:
@@ -67,13 +72,15 @@ def alphabeta(st: BoardState, ss: SearchState, depth: int, beta: int, ply: int,
 
     if forced:
         ss.moves[ply, 0] = opp_five
-        count = 1
+        count, complete = 1, True
     else:
-        count = order_moves(st, ss, ply, colour, tt_move, opp_three)
+        count, complete = order_moves(st, ss, ply, colour, tt_move, opp_three)
     if count == 0:
         return 0
-    best = -INFINITY
+    best = -INFINITY if complete else -MATE_BOUND
     best_move = ss.moves[ply, 0]
+    if best >= beta:  # the moves left out already hold the bound
+        return best
     next_depth = depth if forced else depth - 1
     for i in range(count):
         cell = ss.moves[ply, i]

@@ -13,9 +13,10 @@ TT_MOVE_BONUS = 1 << 40  # above every class-weight sum: the table's move is tri
 
 @kernel()
 def order_moves(st: BoardState, ss: SearchState, ply: int, colour: int, tt_move: int,
-                restrict: bool) -> int:
-    """Fill ss.moves[ply] with legal candidates, best first, at most config[P_BRANCH] of them.
-    With ``restrict`` (the opponent has an open three) only fours and cells on their lines."""
+                restrict: bool) -> tuple[int, bool]:
+    """Fill ss.moves[ply] with legal candidates, best first, at most config[P_BRANCH] of them;
+    returns (moves kept, whether they are all the moves generated).  With ``restrict`` (the
+    opponent has an open three) only fours and cells on their lines are generated."""
     own, opp = colour - 1, 2 - colour
     config = ss.config
     count = 0
@@ -43,4 +44,4 @@ def order_moves(st: BoardState, ss: SearchState, ply: int, colour: int, tt_move:
             cell, score = ss.moves[ply, i], ss.scores[ply, i]
             ss.moves[ply, i], ss.scores[ply, i] = ss.moves[ply, best], ss.scores[ply, best]
             ss.moves[ply, best], ss.scores[ply, best] = cell, score
-    return int(keep)
+    return int(keep), keep == count

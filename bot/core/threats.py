@@ -29,7 +29,9 @@ def is_legal(st: BoardState, cell: int, colour: int) -> bool:
 @kernel()
 def scan_threats(st: BoardState, colour: int) -> tuple[int, int, int, int, bool]:
     """(own five cell or -1, opponent five count, an opponent five cell, own winning four cell
-    (open four, or double four where legal) or -1, opponent has an open three)."""
+    (open four, or double four where legal) or -1, opponent has an open three: a cell where
+    it makes an open four and may legally play, so a renju three whose four-points are all
+    fouls for black is no threat)."""
     own, opp = colour - 1, 2 - colour
     own_five, opp_fives, opp_five, own_win_four = -1, 0, -1, -1
     opp_three = False
@@ -42,8 +44,8 @@ def scan_threats(st: BoardState, colour: int) -> tuple[int, int, int, int, bool]
         if theirs == C_FIVE:
             opp_fives += 1
             opp_five = cell
-        elif theirs == C_OPEN_FOUR:
-            opp_three = True
+        elif theirs == C_OPEN_FOUR and not opp_three:
+            opp_three = is_legal(st, cell, 3 - colour)
         if (mine == C_OPEN_FOUR or mine == C_DOUBLE_FOUR) and own_win_four < 0:
             if is_legal(st, cell, colour):
                 own_win_four = cell

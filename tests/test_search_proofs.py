@@ -1,0 +1,101 @@
+"""What a search may call proven, and what it keeps when it is stopped."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from bot import driver
+from bot.config import Config
+from bot.core import searchstate
+from bot.core.board import Board
+from bot.core.score import MATE_BOUND
+from bot.core.shapes import WHITE
+from bot.core.threats import scan_threats
+from bot.engine import Engine
+from bot.limits import Limits
+from tests.conftest import scaled
+
+pytestmark = pytest.mark.pure_python
+
+
+def random_position(rng: random.Random, stones: int) -> list[tuple[int, int, int]]:
+    """Stones scattered in the central 9x9 square, colours alternating (black first)."""
+    placed: list[tuple[int, int, int]] = []
+    taken: set[tuple[int, int]] = set()
+    while len(placed) < stones:
+        x, y = 7 + rng.randint(-4, 4), 7 + rng.randint(-4, 4)
+        if (x, y) not in taken:
+            taken.add((x, y))
+            placed.append((x, y, 1 + len(placed) % 2))
+    return placed
+
+
+def test_every_mate_score_is_confirmed_by_a_search_without_the_branching_cap() -> None:
+    # Seeded positions; with the cap's left-out moves counted as losses, position 180 was
+    # "lost" (-29994) at depth 3 although the uncapped search finds -1979.
+    rng = random.Random(5)
+    capped, uncapped = Engine(), Engine(Config(branch=1024))
+    claims = 0
+    for _ in range(scaled(300)):
+        stones = random_position(rng, rng.randint(6, 30))
+        limits = Limits(timeout_turn_ms=600_000, max_depth=rng.choice((3, 4)))
+        capped.new_game(15, 15, 0)
+        capped.setup(stones)
+        if capped.require_board().is_full():
+            continue
+        result = capped.think(limits)
+        if abs(result.score) <= MATE_BOUND:
+            continue
+        claims += 1
+        uncapped.new_game(15, 15, 0)
+        uncapped.setup(stones)
+        check = uncapped.think(limits)
+        if result.score > MATE_BOUND:
+            assert check.score > MATE_BOUND, (stones, result, check)
+        else:
+            assert check.score < -MATE_BOUND, (stones, result, check)
+    assert claims >= scaled(300) // 15
+
+
+def test_a_stopped_iteration_keeps_the_win_a_pass_had_proved(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    board = Board(15, 15, 0)
+    # black's open three on row 7 and black to move: (4,7) or (8,7) makes an open four
+    board.setup([(5, 7, 1), (0, 0, 2), (6, 7, 1), (14, 0, 2), (7, 7, 1), (0, 14, 2)])
+    ss = searchstate.new_search_state(1 << 12, Config().as_array())
+    real = driver.alphabeta
+    proved: list[int] = []
+
+    def stop_after_a_proof(st, search, depth, beta, ply, colour):  # type: ignore[no-untyped-def]
+        if proved:  # a stop arrives during the pass after the proof
+            search.ctrl[searchstate.C_STOP] = 1
+        value = real(st, search, depth, beta, ply, colour)
+        if value > MATE_BOUND:
+            proved.append(value)
+        return value
+
+    monkeypatch.setattr(driver, "alphabeta", stop_after_a_proof)
+    iterations = list(driver.iterate(board, ss, 1, 10))
+    assert len(iterations) == 1
+    [last] = iterations
+    assert last.score > MATE_BOUND and not last.complete
+    assert board.point(last.best_cell) in {(4, 7), (8, 7)}
+
+
+def test_a_renju_three_whose_four_points_are_fouls_does_not_bind_white() -> None:
+    board = Board(15, 15, 4)
+    # black's three on row 7 (3..5): each open-four point, (2,7) and (6,7), also completes a
+    # four on a column (2,4..6 and 6,8..10, each closed by white), so both are double fours
+    black = [(3, 7), (4, 7), (5, 7), (2, 4), (2, 5), (2, 6), (6, 8), (6, 9), (6, 10)]
+    white = [(2, 3), (6, 11), (12, 12), (13, 0), (0, 13), (14, 5), (10, 14), (14, 9)]
+    board.setup([(x, y, 1) for x, y in black] + [(x, y, 2) for x, y in white])
+    assert board.side_to_move() == WHITE
+    assert board.foul(2, 7) and board.foul(6, 7)
+    assert not scan_threats(board.state, WHITE)[4]
+    # ... while the same three with one legal four-point binds white
+    board.remove(6, 10)
+    assert not board.foul(6, 7)
+    board.play(14, 14, 1)  # keep the stone counts
+    assert scan_threats(board.state, WHITE)[4]

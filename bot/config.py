@@ -8,12 +8,18 @@ import numpy as np
 
 from bot.core import searchstate as slots
 
-# Class weights, index = class (none, two, open_two, double_two, three, open_three, double_three,
-# four, four_three, double_four, open_four, five).  OWN: value of a cell for the side to move;
-# OPP: value of the opponent's potential there (what blocking it saves).  Larger weights on big
+# Weights indexed by class (none, two, open_two, double_two, three, open_three, double_three,
+# four, four_three, double_four, open_four, five).
+# Move ordering: the value of playing a cell, from the class the mover's stone makes there (OWN)
+# and the class the opponent's would (OPP, what blocking it saves).  Larger weights on big
 # threats make the search more tactical; larger weights on twos make it more positional.
-OWN_WEIGHTS = (0, 2, 6, 16, 8, 30, 150, 40, 500, 700, 900, 3000)
-OPP_WEIGHTS = (0, 1, 4, 12, 6, 20, 100, 30, 300, 400, 600, 1500)
+ORDER_OWN = (0, 2, 6, 16, 8, 30, 150, 40, 500, 700, 900, 3000)
+ORDER_OPP = (0, 1, 4, 12, 6, 20, 100, 30, 300, 400, 600, 1500)
+# Evaluation: the score of a position is the sum over candidate cells of EVAL_OWN[the mover's
+# class there] minus EVAL_OPP[the opponent's class there].  Fitted to game outcomes by
+# ``python -m bot.tune`` (its docstring says how); the scale is about 300 per unit of log-odds.
+EVAL_OWN = ORDER_OWN
+EVAL_OPP = ORDER_OPP
 
 
 @dataclass(frozen=True)
@@ -26,14 +32,18 @@ class Config:
     vcf_depth: int = 12
     # Run VCF at leaves of the main search: sharper tactics, fewer nodes per second.
     leaf_vcf: bool = True
-    own_weights: tuple[int, ...] = field(default=OWN_WEIGHTS)
-    opp_weights: tuple[int, ...] = field(default=OPP_WEIGHTS)
+    order_own: tuple[int, ...] = field(default=ORDER_OWN)
+    order_opp: tuple[int, ...] = field(default=ORDER_OPP)
+    eval_own: tuple[int, ...] = field(default=EVAL_OWN)
+    eval_opp: tuple[int, ...] = field(default=EVAL_OPP)
 
     def as_array(self) -> np.ndarray:
         array = np.zeros(slots.CONFIG_SLOTS, dtype=np.int64)
         array[slots.P_BRANCH] = self.branch
         array[slots.P_VCF_DEPTH] = self.vcf_depth
         array[slots.P_LEAF_VCF] = int(self.leaf_vcf)
-        array[slots.P_OWN:slots.P_OWN + 12] = self.own_weights
-        array[slots.P_OPP:slots.P_OPP + 12] = self.opp_weights
+        array[slots.P_ORDER_OWN:slots.P_ORDER_OWN + slots.CLASSES] = self.order_own
+        array[slots.P_ORDER_OPP:slots.P_ORDER_OPP + slots.CLASSES] = self.order_opp
+        array[slots.P_EVAL_OWN:slots.P_EVAL_OWN + slots.CLASSES] = self.eval_own
+        array[slots.P_EVAL_OPP:slots.P_EVAL_OPP + slots.CLASSES] = self.eval_opp
         return array

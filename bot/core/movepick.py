@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bot.core.jit import kernel
-from bot.core.searchstate import P_BRANCH, P_OPP, P_OWN, SearchState
+from bot.core.searchstate import P_BRANCH, P_ORDER_OPP, P_ORDER_OWN, SearchState
 from bot.core.shapes import C_FOUR
 from bot.core.state import M_CANDIDATES, BoardState
 from bot.core.threats import is_legal
@@ -28,7 +28,7 @@ def order_moves(st: BoardState, ss: SearchState, ply: int, colour: int, tt_move:
             continue
         if not is_legal(st, cell, colour):
             continue
-        score = config[P_OWN + mine] + config[P_OPP + theirs]
+        score = config[P_ORDER_OWN + mine] + config[P_ORDER_OPP + theirs]
         if cell == tt_move:
             score += TT_MOVE_BONUS
         ss.moves[ply, count] = cell

@@ -23,9 +23,12 @@ CTRL_SLOTS = 8
 
 # config[] slots (bot.config fills them; see the comments there for what each trades off)
 P_BRANCH, P_VCF_DEPTH, P_LEAF_VCF = range(3)
-P_OWN = 3  # 12 weights, one per class, for the side to move
-P_OPP = P_OWN + 12  # 12 weights, one per class, for the opponent's cells
-CONFIG_SLOTS = P_OPP + 12
+CLASSES = 12  # bot.core.shapes.C_NONE .. C_FIVE
+P_ORDER_OWN = 3  # move ordering: a weight per class of the mover's stone on the cell
+P_ORDER_OPP = P_ORDER_OWN + CLASSES  # ... and per class of the opponent's stone there
+P_EVAL_OWN = P_ORDER_OPP + CLASSES  # evaluation: a weight per cell of each class for the mover
+P_EVAL_OPP = P_EVAL_OWN + CLASSES  # ... and per cell of each class for the opponent
+CONFIG_SLOTS = P_EVAL_OPP + CLASSES
 
 
 class SearchState(NamedTuple):

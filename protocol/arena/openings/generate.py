@@ -3,10 +3,14 @@
 Random three-stone openings near the centre (black, white, black; white to move) are scored
 by a short search of our own engine; those whose score is nearest zero are kept, in Gomocup's
 offset format (x,y relative to the centre).  Re-running with the same seed gives the same files.
+
+``--random N --out FILE`` instead writes N distinct random openings without any search (for
+varied self-play, e.g. the game records ``python -m bot.tune`` learns from).
 """
 
 from __future__ import annotations
 
+import argparse
 import random
 from pathlib import Path
 
@@ -43,8 +47,39 @@ def balanced_openings(size: int, rng: random.Random) -> list[tuple[int, tuple[in
     return scored[:KEEP]
 
 
-def main() -> None:
-    rng = random.Random(SEED)
+def random_openings(count: int, stones: int, rng: random.Random) -> list[str]:
+    """``count`` distinct openings of ``stones`` stones within SPREAD + 1 of the centre."""
+    seen: set[tuple[tuple[int, int], ...]] = set()
+    lines = []
+    while len(lines) < count:
+        offsets = [(0, 0)]
+        while len(offsets) < stones:
+            cell = (rng.randint(-SPREAD - 1, SPREAD + 1), rng.randint(-SPREAD - 1, SPREAD + 1))
+            if cell not in offsets:
+                offsets.append(cell)
+        if tuple(offsets) not in seen:
+            seen.add(tuple(offsets))
+            lines.append(", ".join(f"{x},{y}" for x, y in offsets))
+    return lines
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m protocol.arena.openings.generate")
+    parser.add_argument("--random", type=int, default=0, metavar="N",
+                        help="write N random openings to --out instead of the balanced sets")
+    parser.add_argument("--stones", type=int, default=4, help="stones per random opening")
+    parser.add_argument("--seed", type=int, default=SEED)
+    parser.add_argument("--out", type=Path, help="file for the random openings")
+    args = parser.parse_args(argv)
+    rng = random.Random(args.seed)
+    if args.random:
+        if args.out is None:
+            parser.error("--random needs --out FILE")
+        lines = random_openings(args.random, args.stones, rng)
+        args.out.write_text(f"# {args.random} random openings of {args.stones} stones, offsets "
+                            f"from the centre (seed {args.seed})\n" + "\n".join(lines) + "\n")
+        print(f"wrote {args.out}")
+        return
     for size in (15, 20):
         lines = [f"# {KEEP} balanced openings for {size}x{size} freestyle, offsets from the "
                  f"centre; made by protocol/arena/openings/generate.py (seed {SEED}, depth "

@@ -50,7 +50,7 @@ def balanced_openings(size: int, rng: random.Random) -> list[tuple[int, tuple[in
 def random_openings(count: int, stones: int, rng: random.Random) -> list[str]:
     """``count`` distinct openings of ``stones`` stones within SPREAD + 1 of the centre."""
     seen: set[tuple[tuple[int, int], ...]] = set()
-    lines = []
+    lines: list[str] = []
     while len(lines) < count:
         offsets = [(0, 0)]
         while len(offsets) < stones:

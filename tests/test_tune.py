@@ -1,0 +1,61 @@
+"""The evaluation's features and the Texel fit of its weights."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from bot import tune
+from bot.config import Config
+from bot.core.evaluate import class_counts, evaluate
+from bot.core.searchstate import CLASSES
+from tests.conftest import RULES, clustered_position, scaled
+
+
+@pytest.mark.pure_python
+@pytest.mark.parametrize("rule", RULES)
+def test_the_evaluation_is_its_weights_dotted_with_the_class_counts(rule: int) -> None:
+    rng = random.Random(rule)
+    weights = Config(eval_own=tuple(rng.randrange(-50, 500) for _ in range(CLASSES)),
+                     eval_opp=tuple(rng.randrange(-50, 500) for _ in range(CLASSES)))
+    array = weights.as_array()
+    counts = np.zeros(2 * CLASSES, dtype=np.int64)
+    for _ in range(scaled(200)):
+        board, _, _ = clustered_position(rng, 15, 15, rule)
+        for colour in (1, 2):
+            class_counts(board.state, colour, counts)
+            expected = (np.dot(weights.eval_own, counts[:CLASSES])
+                        - np.dot(weights.eval_opp, counts[CLASSES:]))
+            assert evaluate(board.state, colour, array) == expected
+            assert counts[:CLASSES].sum() == len(board.candidates())
+
+
+def test_the_fit_recovers_the_weights_that_made_the_labels() -> None:
+    rng = np.random.default_rng(3)
+    true = rng.normal(0, 0.6, size=6)
+    features = rng.poisson(2.0, size=(20000, 6)).astype(np.float64) - 2.0
+    p = 1 / (1 + np.exp(-features @ true))
+    labels = (rng.random(20000) < p).astype(np.float64)
+    fitted = tune.fit(tune.Samples(features, labels))
+    assert np.max(np.abs(fitted - true)) < 0.1, (fitted, true)
+    samples = tune.Samples(features, labels)
+    assert tune.loss(samples, fitted) < tune.loss(samples, true * 0) - 0.05
+
+
+def test_positions_come_from_the_records_labelled_for_the_side_to_move(tmp_path: Path) -> None:
+    # black makes five on row 0 while white plays on row 5; black wins
+    opening = [[0, 0], [0, 5]]
+    moves = [[1, 0, 5], [1, 5, 5], [2, 0, 5], [2, 5, 5], [3, 0, 5], [9, 9, 5], [4, 0, 5]]
+    game = {"width": 15, "height": 15, "rule": 0, "opening": opening, "moves": moves,
+            "winner": 1, "cause": "five"}
+    forfeit = dict(game, cause="timeout")
+    (tmp_path / "results.jsonl").write_text(json.dumps(game) + "\n" + json.dumps(forfeit) + "\n")
+    samples = tune.collect([tmp_path])
+    # plies 4..8 are past the opening's two skipped plies; at ply 7 white must block black's
+    # four and at ply 8 black completes it, so plies 4, 6 (black to move) and 5 are quiet
+    assert list(samples.labels) == [1.0, 0.0, 1.0]
+    assert samples.features.shape == (3, 2 * len(tune.FITTED))

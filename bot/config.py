@@ -32,6 +32,10 @@ class Config:
     vcf_depth: int = 12
     # Run VCF at leaves of the main search: sharper tactics, fewer nodes per second.
     leaf_vcf: bool = True
+    # Among moves of equal class weights, try first those that refuted the opponent elsewhere
+    # (history) and at this ply (killers): more cutoffs, a little bookkeeping per cutoff.
+    history: bool = True
+    killers: bool = True
     order_own: tuple[int, ...] = field(default=ORDER_OWN)
     order_opp: tuple[int, ...] = field(default=ORDER_OPP)
     eval_own: tuple[int, ...] = field(default=EVAL_OWN)
@@ -42,6 +46,8 @@ class Config:
         array[slots.P_BRANCH] = self.branch
         array[slots.P_VCF_DEPTH] = self.vcf_depth
         array[slots.P_LEAF_VCF] = int(self.leaf_vcf)
+        array[slots.P_HISTORY] = int(self.history)
+        array[slots.P_KILLERS] = int(self.killers)
         array[slots.P_ORDER_OWN:slots.P_ORDER_OWN + slots.CLASSES] = self.order_own
         array[slots.P_ORDER_OPP:slots.P_ORDER_OPP + slots.CLASSES] = self.order_opp
         array[slots.P_EVAL_OWN:slots.P_EVAL_OWN + slots.CLASSES] = self.eval_own

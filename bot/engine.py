@@ -24,7 +24,7 @@ from bot.core.evaluate import evaluate
 from bot.core.movepick import order_moves
 from bot.core.score import MATE_BOUND
 from bot.core.searchstate import (
-    C_NODE_LIMIT, C_NODES, C_SELDEPTH, C_STOP, SearchState, new_search_state,
+    C_NODE_LIMIT, C_NODES, C_SELDEPTH, C_STOP, SearchState, forget_heuristics, new_search_state,
 )
 from bot.limits import Limits, Result, SearchInfo, StopCause, Swap2Answer
 
@@ -195,6 +195,7 @@ class Engine:
             self._table_used = True
             ss.ctrl[:] = 0
             ss.ctrl[C_NODE_LIMIT] = limits.max_nodes
+            forget_heuristics(ss)
             if self._stop_before > self._running:
                 self._stop_cause = "request"
                 ss.ctrl[C_STOP] = 1

@@ -99,3 +99,19 @@ def test_a_renju_three_whose_four_points_are_fouls_does_not_bind_white() -> None
     assert not board.foul(6, 7)
     board.play(14, 14, 1)  # keep the stone counts
     assert scan_threats(board.state, WHITE)[4]
+
+
+def test_history_and_killers_change_the_order_not_the_value() -> None:
+    """Without the branching cap, the heuristics only reorder moves: the scores are the same."""
+    rng = random.Random(1)
+    plain = Engine(Config(branch=1024, history=False, killers=False))
+    ordered = Engine(Config(branch=1024))
+    limits = Limits(timeout_turn_ms=600_000, max_depth=3)
+    for _ in range(scaled(40)):
+        stones = random_position(rng, rng.randint(4, 16))
+        results = []
+        for engine in (plain, ordered):
+            engine.new_game(15, 15, 0)
+            engine.setup(stones)
+            results.append(engine.think(limits))
+        assert results[0].score == results[1].score, stones

@@ -11,11 +11,21 @@ from bot.core.moves import make, unmake
 from bot.core.movepick import order_moves
 from bot.core.score import INFINITY, MATE, MATE_BOUND
 from bot.core.searchstate import (
-    C_BEST, C_NODE_LIMIT, C_NODES, C_SELDEPTH, C_STOP, MAX_PLY, P_LEAF_VCF, P_VCF_DEPTH,
-    SearchState, search_state_type,
+    C_BEST, C_NODE_LIMIT, C_NODES, C_SELDEPTH, C_STOP, MAX_PLY, P_HISTORY, P_KILLERS,
+    P_LEAF_VCF, P_VCF_DEPTH, SearchState, search_state_type,
 )
 from bot.core.state import M_CANDIDATES, BoardState, state_type
 from bot.core.threats import is_legal, scan_threats, vcf
+
+
+@kernel()
+def _remember_cutoff(ss: SearchState, ply: int, colour: int, cell: int, depth: int) -> None:
+    """A move refuted the opponent here: credit it in the history, make it this ply's killer."""
+    if ss.config[P_HISTORY]:
+        ss.history[colour - 1, cell] += depth * depth
+    if ss.config[P_KILLERS] and ss.killers[ply, 0] != cell:
+        ss.killers[ply, 1] = ss.killers[ply, 0]
+        ss.killers[ply, 0] = cell
 
 
 @kernel(types.int64(state_type(), search_state_type(), types.int64, types.int64, types.int64,
@@ -93,6 +103,8 @@ def alphabeta(st: BoardState, ss: SearchState, depth: int, beta: int, ply: int,
             best = value
             best_move = cell
             if value >= beta:
+                if not forced:
+                    _remember_cutoff(ss, ply, colour, cell, depth)
                 break
     if ply == 0 and best >= beta:
         ctrl[C_BEST] = best_move

@@ -3,12 +3,19 @@
 from __future__ import annotations
 
 from bot.core.jit import kernel
-from bot.core.searchstate import P_BRANCH, P_ORDER_OPP, P_ORDER_OWN, SearchState
+from bot.core.searchstate import (
+    P_BRANCH, P_HISTORY, P_KILLERS, P_ORDER_OPP, P_ORDER_OWN, SearchState,
+)
 from bot.core.shapes import C_FOUR
 from bot.core.state import M_CANDIDATES, BoardState
 from bot.core.threats import is_legal
 
-TT_MOVE_BONUS = 1 << 40  # above every class-weight sum: the table's move is tried first
+# An ordering score is the class weights shifted left by CLASS_SHIFT, so the killer bonus and
+# the history (capped below the killer bonus) only order moves whose class weights are equal.
+CLASS_SHIFT = 22
+KILLER_BONUS = 1 << 21  # the newest killer gets twice this, the older one this
+HISTORY_CAP = (1 << 21) - 1
+TT_MOVE_BONUS = 1 << 50  # above every other score: the table's move is tried first
 
 
 @kernel()
@@ -16,9 +23,12 @@ def order_moves(st: BoardState, ss: SearchState, ply: int, colour: int, tt_move:
                 restrict: bool) -> tuple[int, bool]:
     """Fill ss.moves[ply] with legal candidates, best first, at most config[P_BRANCH] of them;
     returns (moves kept, whether they are all the moves generated).  With ``restrict`` (the
-    opponent has an open three) only fours and cells on their lines are generated."""
+    opponent has an open three) only fours and cells on their lines are generated.  Order: the
+    table's move, then by class weights; among equal weights killers, then history."""
     own, opp = colour - 1, 2 - colour
     config = ss.config
+    use_history = config[P_HISTORY] != 0
+    use_killers = config[P_KILLERS] != 0
     count = 0
     for i in range(st.meta[M_CANDIDATES]):
         cell = st.candidates[i]
@@ -28,9 +38,16 @@ def order_moves(st: BoardState, ss: SearchState, ply: int, colour: int, tt_move:
             continue
         if not is_legal(st, cell, colour):
             continue
-        score = config[P_ORDER_OWN + mine] + config[P_ORDER_OPP + theirs]
+        score = (config[P_ORDER_OWN + mine] + config[P_ORDER_OPP + theirs]) << CLASS_SHIFT
         if cell == tt_move:
             score += TT_MOVE_BONUS
+        if use_killers:
+            if cell == ss.killers[ply, 0]:
+                score += 2 * KILLER_BONUS
+            elif cell == ss.killers[ply, 1]:
+                score += KILLER_BONUS
+        if use_history:
+            score += min(ss.history[own, cell], HISTORY_CAP)
         ss.moves[ply, count] = cell
         ss.scores[ply, count] = score
         count += 1

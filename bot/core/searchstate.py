@@ -15,6 +15,7 @@ from bot.core import tt
 
 MAX_PLY = 128  # deepest ply the move buffers hold (forced-move extensions included)
 MAX_MOVES = 1024  # 32 x 32 board
+MAX_CELLS = 2048  # padded cells of a 32 x 32 board (bot.core.state), rounded up
 
 # ctrl[] slots: stop flag, nodes searched, node limit (0: none), best root move of the last
 # zero-window pass that failed high, deepest ply reached.
@@ -28,7 +29,9 @@ P_ORDER_OWN = 3  # move ordering: a weight per class of the mover's stone on the
 P_ORDER_OPP = P_ORDER_OWN + CLASSES  # ... and per class of the opponent's stone there
 P_EVAL_OWN = P_ORDER_OPP + CLASSES  # evaluation: a weight per cell of each class for the mover
 P_EVAL_OPP = P_EVAL_OWN + CLASSES  # ... and per cell of each class for the opponent
-CONFIG_SLOTS = P_EVAL_OPP + CLASSES
+P_HISTORY = P_EVAL_OPP + CLASSES  # 1: order equally weighted moves by the history heuristic
+P_KILLERS = P_HISTORY + 1  # 1: ... and the two latest moves that cut off at the same ply first
+CONFIG_SLOTS = P_KILLERS + 1
 
 
 class SearchState(NamedTuple):
@@ -39,6 +42,8 @@ class SearchState(NamedTuple):
     ctrl: np.ndarray  # int64[CTRL_SLOTS]
     moves: np.ndarray  # int64[MAX_PLY, MAX_MOVES]: move list per ply
     scores: np.ndarray  # int64[MAX_PLY, MAX_MOVES]: ordering score per move
+    history: np.ndarray  # int64[2, MAX_CELLS]: per colour and cell, sum of depth^2 of cutoffs
+    killers: np.ndarray  # int64[MAX_PLY, 2]: latest cutoff moves per ply, newest first (-1)
     config: np.ndarray  # int64[CONFIG_SLOTS]
 
 
@@ -51,8 +56,16 @@ def new_search_state(tt_entries: int, config: np.ndarray) -> SearchState:
         ctrl=np.zeros(CTRL_SLOTS, dtype=np.int64),
         moves=np.zeros((MAX_PLY, MAX_MOVES), dtype=np.int64),
         scores=np.zeros((MAX_PLY, MAX_MOVES), dtype=np.int64),
+        history=np.zeros((2, MAX_CELLS), dtype=np.int64),
+        killers=np.full((MAX_PLY, 2), -1, dtype=np.int64),
         config=np.ascontiguousarray(config, dtype=np.int64),
     )
+
+
+def forget_heuristics(ss: SearchState) -> None:
+    """Start a search without the history and killer moves of the previous one."""
+    ss.history.fill(0)
+    ss.killers.fill(-1)
 
 
 def search_state_type() -> Any:
@@ -62,5 +75,6 @@ def search_state_type() -> Any:
     sample = SearchState(
         tt_keys=np.zeros(0, np.uint64), tt_data=np.zeros((0, 0), np.int64),
         ctrl=np.zeros(0, np.int64), moves=np.zeros((0, 0), np.int64),
-        scores=np.zeros((0, 0), np.int64), config=np.zeros(0, np.int64))
+        scores=np.zeros((0, 0), np.int64), history=np.zeros((0, 0), np.int64),
+        killers=np.zeros((0, 0), np.int64), config=np.zeros(0, np.int64))
     return numba.typeof(sample)

@@ -18,8 +18,8 @@ ORDER_OPP = (0, 1, 4, 12, 6, 20, 100, 30, 300, 400, 600, 1500)
 # Evaluation: the score of a position is the sum over candidate cells of EVAL_OWN[the mover's
 # class there] minus EVAL_OPP[the opponent's class there].  Fitted to game outcomes by
 # ``python -m bot.tune`` (its docstring says how); the scale is about 300 per unit of log-odds.
-EVAL_OWN = ORDER_OWN
-EVAL_OPP = ORDER_OPP
+EVAL_OWN = (0, 6, 0, 15, 19, 57, 118, 133, 500, 700, 900, 3000)
+EVAL_OPP = (0, 5, -6, 12, 19, 37, 44, 132, 276, 400, 152, 1500)
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""Benchmarks that print figures: ``python -m bot.bench core|search|startup``.
+"""Benchmarks that print figures: ``python -m bot.bench core|search|tactics|startup``.
 
 The positions are fixed (seeded), so figures from two commits compare like for like; the
 machines are shared and noisy, so run it more than once before trusting a difference.
@@ -7,19 +7,25 @@ machines are shared and noisy, so run it more than once before trusting a differ
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
 import resource
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
 from bot.core import drills, state
-from bot.core.board import Board
+from bot.core.board import Board, Point
+from bot.core.score import MATE_BOUND
+from bot.engine import Engine
+from bot.limits import Limits, SearchInfo
 
 BENCH_SEED = 7
 BENCH_GAMES = 24  # fixed positions: more gives steadier figures and a longer run
@@ -82,9 +88,6 @@ SIGNATURE_DEPTH = 6  # fixed depth for the node signature: deeper is a stricter 
 def search_signature() -> None:
     """Node count over fixed positions at a fixed depth (unchanged by a pure refactor), and
     nodes per second."""
-    from bot.engine import Engine
-    from bot.limits import Limits
-
     limits = Limits(timeout_turn_ms=600_000, max_depth=SIGNATURE_DEPTH)
     engine = Engine()
     total_nodes, total_ms = 0, 0.0
@@ -100,6 +103,71 @@ def search_signature() -> None:
             total_ms += result.elapsed_ms
     print(f"bench signature: {total_nodes} nodes at depth {SIGNATURE_DEPTH} over 18 positions; "
           f"{total_nodes * 1000 / total_ms:,.0f} nodes/s")
+
+
+# Must-defend positions (freestyle 15x15), made for this bench: the opponent (black) threatens
+# to win; white to move must play one of the defences (cells found by hand, each checked to hold).
+DEFENCES = (
+    ("open three", [(6, 7), (7, 7), (8, 7), (2, 2)], [(7, 9), (12, 12), (1, 12)],
+     {(4, 7), (5, 7), (9, 7), (10, 7)}),
+    ("split three", [(5, 7), (6, 7), (8, 7), (2, 2)], [(7, 9), (12, 12), (1, 12)],
+     {(4, 7), (7, 7), (9, 7)}),
+    ("four-three point", [(5, 7), (6, 7), (7, 7), (8, 5), (8, 6), (12, 1)],
+     [(4, 7), (1, 1), (1, 13), (13, 13), (0, 7)], {(8, 7), (9, 7), (8, 8), (8, 4)}),
+)
+TACTICS_SECONDS = 1.0  # a position counts as solved when the search gets it within this long
+PUZZLES = Path(__file__).resolve().parents[1] / "tests" / "data" / "renju_puzzles_quintet_mit.jsonl"
+
+
+def _iterations(engine: Engine, stop_when: Callable[[SearchInfo], bool]) -> tuple[
+        list[SearchInfo], Point]:
+    """The iterations a search reports within TACTICS_SECONDS (it stops early once
+    ``stop_when`` holds for one), and the move it plays."""
+    infos: list[SearchInfo] = []
+
+    def watch(info: SearchInfo) -> None:
+        if info.elapsed_ms <= TACTICS_SECONDS * 1000:
+            infos.append(info)
+            if stop_when(info):
+                engine.stop()
+
+    timer = threading.Timer(TACTICS_SECONDS, engine.stop)
+    timer.start()
+    try:
+        move = engine.think(Limits(timeout_turn_ms=600_000), watch).move
+    finally:
+        timer.cancel()
+    return infos, move
+
+
+def tactics() -> None:
+    """VCF and VCT puzzles (renju, quintet, MIT): solved when an iteration proves a win.
+    Must-defend positions: solved when the move played after at most TACTICS_SECONDS is a
+    defence; its time is that of the first iteration from which the best move stayed one."""
+    engine = Engine()
+    rows: dict[str, list[float | None]] = {"vcf": [], "vct": [], "defence": []}
+    for line in PUZZLES.read_text().splitlines():
+        case = json.loads(line)
+        if not case["counts_consistent_with_to_move"]:
+            continue  # our board infers the side to move from the stone counts
+        engine.new_game(15, 15, 4)
+        engine.setup([(x, y, 1) for x, y in case["black"]] + [(x, y, 2) for x, y in case["white"]])
+        infos, _ = _iterations(engine, lambda info: info.score > MATE_BOUND)
+        won = [info.elapsed_ms / 1000 for info in infos if info.score > MATE_BOUND]
+        rows[case["task"]].append(won[0] if won else None)
+    for _, black, white, defences in DEFENCES:
+        engine.new_game(15, 15, 0)
+        engine.setup([(x, y, 1) for x, y in black] + [(x, y, 2) for x, y in white])
+        infos, move = _iterations(engine, lambda info: False)
+        steady = [i for i, info in enumerate(infos) if info.pv and info.pv[0] not in defences]
+        first = steady[-1] + 1 if steady else 0
+        solved = move in defences and first < len(infos)
+        rows["defence"].append(infos[first].elapsed_ms / 1000 if solved else None)
+    print(f"{'set':<10}{'solved':>10}{'mean s':>9}   (within {TACTICS_SECONDS:.0f} s each)")
+    for name, times in rows.items():
+        done = [t for t in times if t is not None]
+        mean = f"{sum(done) / len(done):.2f}" if done else "-"
+        print(f"{name:<10}{len(done):>6}/{len(times):<3}{mean:>9}")
 
 
 GOMOCUP_OPENING = ["7,7,2", "8,7,1", "8,8,2"]  # GomocupJudge sends the opening as BOARD rows
@@ -152,7 +220,8 @@ def startup(runs: int) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bot.bench", description=__doc__)
-    parser.add_argument("what", choices=["core", "startup", "search"], help="which benchmark to run")
+    parser.add_argument("what", choices=["core", "startup", "search", "tactics"],
+                        help="which benchmark to run")
     parser.add_argument("--rounds", type=int, default=20, help="passes over each position")
     parser.add_argument("--runs", type=int, default=2, help="start-up runs (cold + warm each)")
     args = parser.parse_args(argv)
@@ -160,6 +229,8 @@ def main(argv: list[str] | None = None) -> int:
         core(args.rounds)
     elif args.what == "search":
         search_signature()
+    elif args.what == "tactics":
+        tactics()
     else:
         startup(args.runs)
     return 0

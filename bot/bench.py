@@ -86,11 +86,13 @@ SIGNATURE_DEPTH = 6  # fixed depth for the node signature: deeper is a stricter 
 
 
 def search_signature() -> None:
-    """Node count over fixed positions at a fixed depth (unchanged by a pure refactor), and
-    nodes per second."""
+    """Node count over fixed positions at a fixed depth (unchanged by a pure refactor), nodes
+    per second, and the swing: the mean change of the score from one depth to the next (an
+    evaluation that swings between odd and even depths misleads MTD(f)'s first guess)."""
     limits = Limits(timeout_turn_ms=600_000, max_depth=SIGNATURE_DEPTH)
     engine = Engine()
     total_nodes, total_ms = 0, 0.0
+    swings: list[int] = []
     for size, rule in ((15, 0), (15, 4), (20, 1)):
         centre = size // 2
         for opening in SIGNATURE_OPENINGS:
@@ -98,11 +100,14 @@ def search_signature() -> None:
             engine.setup([(centre + dx, centre + dy, 1 + i % 2)
                           for i, (dx, dy) in enumerate(opening)])
             engine.clear_hash()
-            result = engine.think(limits)
+            scores: list[int] = []
+            result = engine.think(limits, lambda info: scores.append(info.score))
             total_nodes += result.nodes
             total_ms += result.elapsed_ms
+            swings += [abs(b - a) for a, b in zip(scores, scores[1:]) if max(a, b) < MATE_BOUND]
     print(f"bench signature: {total_nodes} nodes at depth {SIGNATURE_DEPTH} over 18 positions; "
-          f"{total_nodes * 1000 / total_ms:,.0f} nodes/s")
+          f"{total_nodes * 1000 / total_ms:,.0f} nodes/s; swing between depths "
+          f"{sum(swings) / max(1, len(swings)):.0f}")
 
 
 # Must-defend positions (freestyle 15x15), made for this bench: the opponent (black) threatens

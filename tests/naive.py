@@ -276,3 +276,51 @@ def candidates(pos: Position) -> set[tuple[int, int]]:
             if pos.at(x, y) == EMPTY and any(
                 pos.at(x + i, y + j) in (BLACK, WHITE)
                 for i in range(-2, 3) for j in range(-2, 3))}
+
+
+def full_window_search(board, ss, depth: int, ply: int, colour: int) -> int:  # type: ignore[no-untyped-def]
+    """Plain negamax over the main search's own move generator and node rules (threat scan,
+    forced blocks searched without using depth, VCF and evaluation at the leaves, the
+    branching cap counted as a move worth -MATE_BOUND), with no window and no table: the value
+    MTD(f) with its zero-window passes and its table must converge to."""
+    from bot.core.evaluate import evaluate
+    from bot.core.moves import make, unmake
+    from bot.core.movepick import order_moves
+    from bot.core.score import MATE, MATE_BOUND
+    from bot.core.searchstate import MAX_PLY, P_LEAF_VCF, P_VCF_DEPTH
+    from bot.core.state import M_CANDIDATES
+    from bot.core.threats import is_legal, scan_threats, vcf
+
+    st = board.state
+    if st.meta[M_CANDIDATES] == 0:
+        return 0
+    own_five, opp_fives, opp_five, own_win_four, opp_three = scan_threats(st, colour)
+    if own_five >= 0:
+        return MATE - ply - 1
+    if opp_fives >= 2 or (opp_fives == 1 and not is_legal(st, opp_five, colour)):
+        return -(MATE - ply - 2)
+    if opp_fives == 0 and own_win_four >= 0:
+        return MATE - ply - 3
+    if ply >= MAX_PLY - 1:
+        return int(evaluate(st, colour, ss.config))
+    forced = opp_fives == 1
+    if depth <= 0 and not forced:
+        if ss.config[P_LEAF_VCF] and ss.config[P_VCF_DEPTH] > 0:
+            plies = vcf(st, ss, colour, ss.config[P_VCF_DEPTH])
+            if plies > 0:
+                return MATE - ply - plies
+        return int(evaluate(st, colour, ss.config))
+    if forced:
+        moves, complete = [opp_five], True
+    else:
+        count, complete = order_moves(st, ss, ply, colour, -1, opp_three)
+        moves = [int(m) for m in ss.moves[ply, :count]]
+    if not moves:
+        return 0
+    best = -10**9 if complete else -MATE_BOUND
+    for cell in moves:
+        make(st, cell, colour)
+        best = max(best, -full_window_search(board, ss, depth if forced else depth - 1, ply + 1,
+                                             3 - colour))
+        unmake(st)
+    return best

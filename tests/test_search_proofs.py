@@ -15,7 +15,8 @@ from bot.core.shapes import WHITE
 from bot.core.threats import scan_threats
 from bot.engine import Engine
 from bot.limits import Limits
-from tests.conftest import scaled
+from tests import naive
+from tests.conftest import PURE_PYTHON, scaled
 
 pytestmark = pytest.mark.pure_python
 
@@ -115,3 +116,29 @@ def test_history_and_killers_change_the_order_not_the_value() -> None:
             engine.setup(stones)
             results.append(engine.think(limits))
         assert results[0].score == results[1].score, stones
+
+
+@pytest.mark.parametrize("depth", [1, 2, pytest.param(3, marks=pytest.mark.skipif(
+    PURE_PYTHON, reason="the depth-3 reference takes minutes as plain Python"))])
+def test_mtdf_converges_to_the_full_window_value(depth: int) -> None:
+    """Same move generator and node rules, no window, no table: the same value.  No branching
+    cap (with one, the table's move bonus can reorder equal moves at the cut) and no history
+    or killer moves, so every node has the same moves in both searches; 9x9 keeps it small."""
+    rng = random.Random(depth)
+    settings = Config(branch=1024, history=False, killers=False)
+    engine = Engine(settings)
+    reference = searchstate.new_search_state(1 << 10, settings.as_array())
+    compared = 0
+    positions = scaled(4 if depth == 3 else 8)  # the depth-3 reference is the slow one
+    for _ in range(positions):
+        # the central 9x9 square of random_position's 15x15 board, moved to a 9x9 board
+        stones = [(x - 3, y - 3, c) for x, y, c in random_position(rng, rng.randint(3, 10))]
+        engine.new_game(9, 9, 0)
+        engine.setup(stones)
+        board = engine.require_board()
+        expected = naive.full_window_search(board, reference, depth, 0, board.side_to_move())
+        result = engine.think(Limits(timeout_turn_ms=600_000, max_depth=depth))
+        if result.depth == depth:  # a proven win ends the deepening early
+            assert result.score == expected, stones
+            compared += 1
+    assert compared >= positions // 2

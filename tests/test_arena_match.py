@@ -118,3 +118,6 @@ def test_elo_estimate_and_sprt() -> None:
     assert sprt.decision([2.0, 1.5] * 100) == "H1"
     assert sprt.decision([0.0, 0.5] * 100) == "H0"
     assert sprt.decision([1.0, 1.5, 0.5]) is None
+    # a few equal pairs (zero variance) decide nothing; many equal pairs accept H0
+    assert sprt.decision([1.0, 1.0]) is None and sprt.decision([1.0] * 10) is None
+    assert stats.Sprt(0, 30, 0.05, 0.05).decision([1.0] * 2000) == "H0"

@@ -62,6 +62,22 @@ def estimate(pair_points: list[float]) -> Estimate | None:
                     elo_from_score(low), elo_from_score(high), los)
 
 
+# The SPRT decides nothing before this many pairs, and counts half a pair of each of the five
+# outcomes besides the real ones: a handful of equal pairs (zero variance) would otherwise give
+# an absurd likelihood ratio and stop the test at once.
+MIN_SPRT_PAIRS = 20
+PRIOR_PAIRS = 0.5
+
+
+def _regularised_mean_variance(pair_points: list[float]) -> tuple[float, float]:
+    counts = [c + PRIOR_PAIRS for c in pentanomial(pair_points)]
+    total = sum(counts)
+    scores = [i / 4.0 for i in range(5)]  # per-game score of a pair with i half-points
+    mean = sum(c * s for c, s in zip(counts, scores)) / total
+    variance = sum(c * (s - mean) ** 2 for c, s in zip(counts, scores)) / total
+    return mean, variance
+
+
 @dataclass(frozen=True)
 class Sprt:
     """H0: elo <= elo0 against H1: elo >= elo1, with error rates alpha and beta."""
@@ -76,10 +92,11 @@ class Sprt:
         return math.log(self.beta / (1 - self.alpha)), math.log((1 - self.beta) / self.alpha)
 
     def llr(self, pair_points: list[float]) -> float:
-        if len(pair_points) < 2:
+        """Log-likelihood ratio of H1 to H0 (normal approximation on pair scores); 0 before
+        MIN_SPRT_PAIRS pairs."""
+        if len(pair_points) < MIN_SPRT_PAIRS:
             return 0.0
-        mean, variance = _mean_variance(pair_points)
-        variance = max(variance, 1e-4)  # all pairs equal so far: keep the ratio finite
+        mean, variance = _regularised_mean_variance(pair_points)
         s0, s1 = score_from_elo(self.elo0), score_from_elo(self.elo1)
         return len(pair_points) * (s1 - s0) * (2 * mean - s0 - s1) / (2 * variance)
 

@@ -34,8 +34,16 @@ class Config:
     leaf_vcf: bool = True
     # Among moves of equal class weights, try first those that refuted the opponent elsewhere
     # (history) and at this ply (killers): more cutoffs, a little bookkeeping per cutoff.
-    history: bool = True
-    killers: bool = True
+    # Off: their SPRT gave -10 Elo [-41, +20] (H0); to be tried again with reductions.
+    history: bool = False
+    killers: bool = False
+    # Before the main search, look for a win by continuous threats (fours and open threes) of
+    # at most vct_threats threats, spending vct_nodes_per_ms nodes per millisecond of the turn
+    # budget and never more than vct_max_nodes (0: never): more finds longer wins, and leaves
+    # less time for the main search.  Off until a match says it helps.
+    vct_threats: int = 8
+    vct_nodes_per_ms: int = 0
+    vct_max_nodes: int = 100_000
     order_own: tuple[int, ...] = field(default=ORDER_OWN)
     order_opp: tuple[int, ...] = field(default=ORDER_OPP)
     eval_own: tuple[int, ...] = field(default=EVAL_OWN)

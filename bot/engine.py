@@ -22,9 +22,11 @@ from bot.core.board import Board, Point
 from bot.core.errors import BoardError
 from bot.core.evaluate import evaluate
 from bot.core.movepick import order_moves
-from bot.core.score import MATE_BOUND
+from bot.core.threats import vct
+from bot.core.score import MATE, MATE_BOUND
 from bot.core.searchstate import (
-    C_NODE_LIMIT, C_NODES, C_SELDEPTH, C_STOP, SearchState, forget_heuristics, new_search_state,
+    C_NODE_LIMIT, C_NODES, C_SELDEPTH, C_STOP, C_TSS_NODES, SearchState, forget_heuristics,
+    new_search_state,
 )
 from bot.limits import Limits, Result, SearchInfo, StopCause, Swap2Answer
 
@@ -215,6 +217,15 @@ class Engine:
         timer = threading.Timer(budget.maximum_ms / 1000.0, self._time_up, (search,))
         timer.daemon = True
         timer.start()
+        won = self._threat_win(board, colour, budget.maximum_ms)
+        if won is not None:
+            timer.cancel()
+            plies, cell = won
+            nodes = int(ss.ctrl[C_NODES])
+            if on_info is not None:
+                on_info(SearchInfo(0, plies, MATE - plies, nodes, _ms_since(start),
+                                   [board.point(cell)]))
+            return Result(board.point(cell), MATE - plies, 0, nodes, _ms_since(start), "proven")
         best_cell, score, depth = board.cell(*fallback), 0, 0
         max_depth = min(limits.max_depth or MAX_DEPTH, MAX_DEPTH)
         cause: StopCause | None = None
@@ -249,6 +260,19 @@ class Engine:
         if not board.is_legal(*move, colour):
             move = fallback
         return Result(move, score, depth, int(ss.ctrl[C_NODES]), _ms_since(start), cause)
+
+    def _threat_win(self, board: Board, colour: int, budget_ms: float) -> tuple[int, int] | None:
+        """(plies, first cell) of a win by continuous threats found within the configured
+        share of the turn, or None."""
+        settings = self.config
+        nodes = min(int(budget_ms * settings.vct_nodes_per_ms), settings.vct_max_nodes)
+        if nodes <= 0 or settings.vct_threats <= 0:
+            return None
+        plies, cell = vct(board.state, self._search, colour, settings.vct_threats, nodes)
+        self._search.ctrl[C_NODES] += self._search.ctrl[C_TSS_NODES]
+        if plies == 0 or cell < 0 or not board.is_legal(*board.point(cell), colour):
+            return None
+        return plies, cell
 
     def fallback_move(self) -> Point:
         """A legal move without search: the best-ordered candidate, else the most central

@@ -6,8 +6,9 @@ import json
 
 import pytest
 
+from bot.config import Config
 from bot.core.score import MATE_BOUND
-from bot.core.threats import vcf
+from bot.core.threats import vcf, vct
 from bot.engine import Engine
 from bot.limits import Limits
 from tests.conftest import DATA
@@ -66,10 +67,13 @@ def test_never_plays_a_forbidden_point_as_black() -> None:
         engine.play(*engine.think(QUICK).move)
 
 
-def puzzles(task: str) -> list[dict]:
+def all_puzzles(task: str) -> list[dict]:
     lines = (DATA / "renju_puzzles_quintet_mit.jsonl").read_text().splitlines()
-    cases = [json.loads(line) for line in lines if line]
-    return [c for c in cases if c["task"] == task and c["answers"].get("attacker_moves", 99) <= 20]
+    return [case for case in map(json.loads, filter(None, lines)) if case["task"] == task]
+
+
+def puzzles(task: str) -> list[dict]:
+    return [c for c in all_puzzles(task) if c["answers"].get("attacker_moves", 99) <= 20]
 
 
 @pytest.mark.parametrize("case", puzzles("vcf"), ids=lambda c: c["id"])
@@ -94,3 +98,25 @@ def test_engine_plays_a_winning_first_move_in_vcf_puzzles(case: dict) -> None:
     # after the attacker's move the defender is lost whatever it does
     reply = engine.think(QUICK)
     assert reply.score < -MATE_BOUND, (result, reply)
+
+
+@pytest.mark.parametrize("case", [c for c in all_puzzles("vct")
+                                  if c["id"] in ("quintet-01", "quintet-08", "quintet-09",
+                                                  "quintet-10", "quintet-12", "quintet-21")],
+                         ids=lambda c: c["id"])
+def test_vct_finds_the_published_first_move_of_threat_puzzles(case: dict) -> None:
+    # the six VCT puzzles the kernel solves within 8 threats (the other five need more)
+    engine = engine_with(4, case["black"], case["white"])
+    board = engine.require_board()
+    plies, cell = vct(board.state, engine._search, board.side_to_move(), 8, 200_000)
+    assert plies > 0
+    assert list(board.point(cell)) in case["answers"]["winning_first_moves_known"]
+
+
+def test_the_engine_plays_a_threat_win_found_before_the_main_search() -> None:
+    case = next(c for c in all_puzzles("vct") if c["id"] == "quintet-09")
+    engine = engine_with(4, case["black"], case["white"])
+    engine.config = Config(vct_nodes_per_ms=3)
+    result = engine.think(Limits(timeout_turn_ms=600_000, max_depth=1))
+    assert result.stopped_by == "proven" and result.score > MATE_BOUND
+    assert list(result.move) in case["answers"]["winning_first_moves_known"]

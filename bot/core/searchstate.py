@@ -18,8 +18,9 @@ MAX_MOVES = 1024  # 32 x 32 board
 MAX_CELLS = 2048  # padded cells of a 32 x 32 board (bot.core.state), rounded up
 
 # ctrl[] slots: stop flag, nodes searched, node limit (0: none), best root move of the last
-# zero-window pass that failed high, deepest ply reached.
-C_STOP, C_NODES, C_NODE_LIMIT, C_BEST, C_SELDEPTH = range(5)
+# zero-window pass that failed high, deepest ply reached; the threat-space search's own node
+# count, its node limit and the first move of the win it found.
+C_STOP, C_NODES, C_NODE_LIMIT, C_BEST, C_SELDEPTH, C_TSS_NODES, C_TSS_LIMIT, C_TSS_MOVE = range(8)
 CTRL_SLOTS = 8
 
 # config[] slots (bot.config fills them; see the comments there for what each trades off)

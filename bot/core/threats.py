@@ -1,13 +1,20 @@
-"""Threat kernels: legality under renju, the threat scan, and VCF (victory by continuous fours)."""
+"""Threat kernels: legality under renju, the threat scan, VCF (victory by continuous fours) and
+VCT (victory by continuous threats: fours and open threes)."""
 
 from __future__ import annotations
 
+from typing import cast
+
+import numpy as np
 from numba import types
 
 from bot.core.jit import kernel
 from bot.core.moves import foul_kind, make, unmake
-from bot.core.searchstate import C_NODES, C_STOP, SearchState, search_state_type
+from bot.core.searchstate import (
+    C_NODES, C_STOP, C_TSS_LIMIT, C_TSS_MOVE, C_TSS_NODES, SearchState, search_state_type,
+)
 from bot.core.shapes import BLACK, C_DOUBLE_FOUR, C_DOUBLE_THREE, C_FIVE, C_FOUR, C_OPEN_FOUR
+from bot.core.shapes import C_OPEN_THREE
 from bot.core.shapes import OVERLINE
 from bot.core.state import M_CANDIDATES, M_RULE, RULE_RENJU, BoardState, state_type
 
@@ -96,3 +103,107 @@ def vcf(st: BoardState, ss: SearchState, colour: int, fours_left: int) -> int:
         if found > 0:
             return found
     return 0
+
+
+# Constants passed to recursive kernels as int64 values, never as Python literals: a literal
+# argument would make numba compile (and cache) a second, broken overload (see jit.py).
+ATTACKING: int = cast(int, np.int64(1))
+DEFENDING: int = cast(int, np.int64(0))
+DEFENDER_VCF_FOURS: int = cast(int, np.int64(12))  # how deep the defender's own VCF is sought
+ROOT_PLY: int = cast(int, np.int64(0))
+
+
+@kernel(types.int64(state_type(), search_state_type(), types.int64, types.int64, types.int64,
+                    types.int64))
+def _vct(st: BoardState, ss: SearchState, attacker: int, attacking: int, threats_left: int,
+         ply: int) -> int:
+    """Plies to a win for ``attacker`` by continuous threats, or 0 if none is found.
+
+    Attacker to move (``attacking`` 1): a five wins; a five of the defender must be blocked; an
+    open four (or double four) wins; else every four and open three is tried, while
+    ``threats_left`` lasts.  Defender to move: its five wins for it; a single four of the
+    attacker must be blocked there; against an open three the defender wins if it has an open
+    four or a VCF of its own, and otherwise must hold with one of: every cell where the
+    attacker would make a four (the cells that stop the three) and every four of its own.  The
+    search gives up (0) past ctrl[C_TSS_LIMIT] nodes; at ply 0 the winning move goes to
+    ctrl[C_TSS_MOVE]."""
+    ctrl = ss.ctrl
+    ctrl[C_TSS_NODES] += 1
+    if ctrl[C_STOP] != 0 or ctrl[C_TSS_NODES] > ctrl[C_TSS_LIMIT]:
+        return 0
+    mover = attacker if attacking == ATTACKING else 3 - attacker
+    own_five, opp_fives, opp_five, own_win_four, opp_three = scan_threats(st, mover)
+    if attacking == ATTACKING:
+        if own_five >= 0:
+            if ply == 0:
+                ctrl[C_TSS_MOVE] = own_five
+            return 1
+        if opp_fives >= 2:
+            return 0
+        if opp_fives == 0 and own_win_four >= 0:
+            if ply == 0:
+                ctrl[C_TSS_MOVE] = own_win_four
+            return 3
+        if threats_left <= 0:
+            return 0
+        for i in range(st.meta[M_CANDIDATES]):
+            cell = st.candidates[i]
+            kind = st.classes[attacker - 1, cell]
+            if opp_fives == 1 and cell != opp_five:
+                continue
+            if kind < C_OPEN_THREE or kind == C_FIVE or not is_legal(st, cell, attacker):
+                continue
+            make(st, cell, attacker)
+            found = _vct(st, ss, attacker, DEFENDING, threats_left - 1, ply + 1)
+            unmake(st)
+            if found > 0:
+                if ply == 0:
+                    ctrl[C_TSS_MOVE] = cell
+                return found + 1
+        return 0
+    defender = mover
+    if own_five >= 0:
+        return 0
+    if opp_fives >= 2 or (opp_fives == 1 and not is_legal(st, opp_five, defender)):
+        return 2
+    if opp_fives == 1:
+        make(st, opp_five, defender)
+        found = _vct(st, ss, attacker, ATTACKING, threats_left, ply + 1)
+        unmake(st)
+        return found + 1 if found > 0 else 0
+    if not opp_three or own_win_four >= 0:
+        return 0  # no threat to answer, or the defender wins first
+    if vcf(st, ss, defender, DEFENDER_VCF_FOURS) > 0:
+        return 0
+    longest = 0
+    for i in range(st.meta[M_CANDIDATES]):
+        cell = st.candidates[i]
+        if st.classes[attacker - 1, cell] < C_FOUR and st.classes[defender - 1, cell] < C_FOUR:
+            continue
+        if not is_legal(st, cell, defender):
+            continue
+        make(st, cell, defender)
+        found = _vct(st, ss, attacker, ATTACKING, threats_left, ply + 1)
+        unmake(st)
+        if found == 0:
+            return 0
+        longest = max(longest, found)
+    return longest + 1 if longest > 0 else 0
+
+
+@kernel()
+def vct(st: BoardState, ss: SearchState, colour: int, threats: int, node_limit: int
+        ) -> tuple[int, int]:
+    """(plies to a win by continuous threats for ``colour`` to move, its first move), or
+    (0, -1) if none is found within ``threats`` threats and ``node_limit`` nodes in all.
+    Deepens one threat at a time, so short wins are found first and cheaply."""
+    ss.ctrl[C_TSS_NODES] = 0
+    ss.ctrl[C_TSS_LIMIT] = node_limit
+    for allowed in range(1, threats + 1):
+        ss.ctrl[C_TSS_MOVE] = -1
+        plies = _vct(st, ss, colour, ATTACKING, allowed, ROOT_PLY)
+        if plies > 0:
+            return plies, int(ss.ctrl[C_TSS_MOVE])
+        if ss.ctrl[C_TSS_NODES] > node_limit:
+            break
+    return 0, -1

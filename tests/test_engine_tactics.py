@@ -11,7 +11,7 @@ from bot.core.score import MATE_BOUND
 from bot.core.threats import vcf, vct
 from bot.engine import Engine
 from bot.limits import Limits
-from tests.conftest import DATA
+from tests.conftest import DATA, PURE_PYTHON
 
 pytestmark = pytest.mark.pure_python
 
@@ -58,6 +58,7 @@ def test_white_exploits_a_forbidden_block_in_renju() -> None:
     assert result.move == (6, 6) and result.score > MATE_BOUND
 
 
+@pytest.mark.skipif(PURE_PYTHON, reason="six renju searches: minutes as plain Python")
 def test_never_plays_a_forbidden_point_as_black() -> None:
     engine = engine_with(4, [(6, 7), (7, 6), (7, 8), (8, 7)], [(0, 0), (14, 0), (0, 14), (14, 14)])
     for _ in range(3):

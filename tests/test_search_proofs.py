@@ -18,8 +18,6 @@ from bot.limits import Limits
 from tests import naive
 from tests.conftest import PURE_PYTHON, scaled
 
-pytestmark = pytest.mark.pure_python
-
 
 def random_position(rng: random.Random, stones: int) -> list[tuple[int, int, int]]:
     """Stones scattered in the central 9x9 square, colours alternating (black first)."""
@@ -62,6 +60,7 @@ def test_every_mate_score_is_confirmed_by_a_search_without_the_branching_cap() -
     assert claims >= scaled(300) // 15
 
 
+@pytest.mark.pure_python
 def test_a_stopped_iteration_keeps_the_win_a_pass_had_proved(
         monkeypatch: pytest.MonkeyPatch) -> None:
     board = Board(15, 15, 0)
@@ -87,6 +86,7 @@ def test_a_stopped_iteration_keeps_the_win_a_pass_had_proved(
     assert board.point(last.best_cell) in {(4, 7), (8, 7)}
 
 
+@pytest.mark.pure_python
 def test_a_renju_three_whose_four_points_are_fouls_does_not_bind_white() -> None:
     board = Board(15, 15, 4)
     # black's three on row 7 (3..5): each open-four point, (2,7) and (6,7), also completes a
@@ -120,6 +120,7 @@ def test_history_and_killers_change_the_order_not_the_value() -> None:
         assert results[0].score == results[1].score, stones
 
 
+@pytest.mark.pure_python
 @pytest.mark.parametrize("depth", [1, 2, pytest.param(3, marks=pytest.mark.skipif(
     PURE_PYTHON, reason="the depth-3 reference takes minutes as plain Python"))])
 def test_mtdf_converges_to_the_full_window_value(depth: int) -> None:

@@ -268,8 +268,10 @@ class Engine:
         nodes = min(int(budget_ms * settings.vct_nodes_per_ms), settings.vct_max_nodes)
         if nodes <= 0 or settings.vct_threats <= 0:
             return None
+        ctrl = self._search.ctrl
+        before = int(ctrl[C_NODES])
         plies, cell = vct(board.state, self._search, colour, settings.vct_threats, nodes)
-        self._search.ctrl[C_NODES] += self._search.ctrl[C_TSS_NODES]
+        ctrl[C_NODES] = before + ctrl[C_TSS_NODES]  # its VCF probes are counted there too
         if plies == 0 or cell < 0 or not board.is_legal(*board.point(cell), colour):
             return None
         return plies, cell

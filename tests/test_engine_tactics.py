@@ -7,6 +7,7 @@ import json
 import pytest
 
 from bot.config import Config
+from bot.core import searchstate
 from bot.core.score import MATE_BOUND
 from bot.core.threats import vcf, vct
 from bot.engine import Engine
@@ -121,3 +122,18 @@ def test_the_engine_plays_a_threat_win_found_before_the_main_search() -> None:
     result = engine.think(Limits(timeout_turn_ms=600_000, max_depth=1))
     assert result.stopped_by == "proven" and result.score > MATE_BOUND
     assert list(result.move) in case["answers"]["winning_first_moves_known"]
+
+
+@pytest.mark.parametrize("limit", [500, 5000])
+def test_vct_keeps_to_its_node_budget_vcf_probes_included(limit: int) -> None:
+    # quintet-16 needs more threats than allowed here: the search runs into its budget
+    case = next(c for c in all_puzzles("vct") if c["id"] == "quintet-16")
+    engine = engine_with(4, case["black"], case["white"])
+    board = engine.require_board()
+    ctrl = engine._search.ctrl
+    ctrl[searchstate.C_NODES] = 0
+    assert vct(board.state, engine._search, board.side_to_move(), 10, limit) == (0, -1)
+    spent = int(ctrl[searchstate.C_TSS_NODES])
+    assert limit < spent <= limit + 1000, spent
+    assert ctrl[searchstate.C_NODES] <= spent  # the defender's VCF probes were inside it
+    assert engine._search.ctrl[searchstate.C_TSS_LIMIT] == 0  # leaf VCFs are not limited

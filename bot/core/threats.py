@@ -63,9 +63,12 @@ def scan_threats(st: BoardState, colour: int) -> tuple[int, int, int, int, bool]
 def vcf(st: BoardState, ss: SearchState, colour: int, fours_left: int) -> int:
     """Plies to a win by continuous fours for ``colour`` to move, or 0 if none is found within
     ``fours_left`` fours.  The defender's only replies are the forced blocks; a block that makes
-    a four must be answered by a move that blocks it and is itself a four."""
-    ss.ctrl[C_NODES] += 1
-    if ss.ctrl[C_STOP] != 0:
+    a four must be answered by a move that blocks it and is itself a four.  Inside a VCT search
+    its nodes count against the VCT's node limit too (ctrl[C_TSS_LIMIT] > 0)."""
+    ctrl = ss.ctrl
+    ctrl[C_NODES] += 1
+    ctrl[C_TSS_NODES] += 1
+    if ctrl[C_STOP] != 0 or (ctrl[C_TSS_LIMIT] > 0 and ctrl[C_TSS_NODES] > ctrl[C_TSS_LIMIT]):
         return 0
     own_five, opp_fives, opp_five, own_win_four, _ = scan_threats(st, colour)
     if own_five >= 0:
@@ -203,7 +206,9 @@ def vct(st: BoardState, ss: SearchState, colour: int, threats: int, node_limit: 
         ss.ctrl[C_TSS_MOVE] = -1
         plies = _vct(st, ss, colour, ATTACKING, allowed, ROOT_PLY)
         if plies > 0:
+            ss.ctrl[C_TSS_LIMIT] = 0
             return plies, int(ss.ctrl[C_TSS_MOVE])
         if ss.ctrl[C_TSS_NODES] > node_limit:
             break
+    ss.ctrl[C_TSS_LIMIT] = 0  # the VCF probes of the main search are not limited
     return 0, -1

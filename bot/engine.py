@@ -229,10 +229,8 @@ class Engine:
         best_cell, score, depth = board.cell(*fallback), 0, 0
         max_depth = min(limits.max_depth or MAX_DEPTH, MAX_DEPTH)
         cause: StopCause | None = None
-        durations: list[float] = []
         try:
             for iteration in driver.iterate(board, ss, colour, max_depth):
-                durations.append(_ms_since(start) - sum(durations))
                 depth, score = iteration.depth, iteration.score
                 if iteration.best_cell >= 0:
                     best_cell = iteration.best_cell
@@ -241,8 +239,7 @@ class Engine:
                     on_info(SearchInfo(depth, int(ss.ctrl[C_SELDEPTH]), score,
                                        int(ss.ctrl[C_NODES]), _ms_since(start),
                                        [board.point(c) for c in pv]))
-                if depth < max_depth and not timeman.next_iteration_fits(
-                        budget, _ms_since(start), durations):
+                if _ms_since(start) > budget.optimum_ms and depth < max_depth:
                     cause = "optimum"
                     break
         finally:

@@ -13,7 +13,7 @@ UNLIMITED_MS = 2147483647  # the protocol's "no limit" value for time_left
 #   depth     the depth limit (Limits.max_depth, or the engine's own ceiling) was reached
 #   nodes     the node limit (Limits.max_nodes) was reached
 #   time      the hard time budget ran out (the timer stopped the search)
-#   optimum   another iteration would not have finished within the time budget
+#   optimum   the soft time budget was spent: another iteration would not have finished
 #   request   Engine.stop was called (YXSTOP, END), before or during the search
 #   proven    the score is a proven win
 #   no_search the move needed no search (the first stone of the game)

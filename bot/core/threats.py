@@ -202,13 +202,13 @@ def vct(st: BoardState, ss: SearchState, colour: int, threats: int, node_limit: 
     Deepens one threat at a time, so short wins are found first and cheaply."""
     ss.ctrl[C_TSS_NODES] = 0
     ss.ctrl[C_TSS_LIMIT] = node_limit
+    ss.ctrl[C_TSS_MOVE] = -1
+    plies = 0
     for allowed in range(1, threats + 1):
-        ss.ctrl[C_TSS_MOVE] = -1
         plies = _vct(st, ss, colour, ATTACKING, allowed, ROOT_PLY)
-        if plies > 0:
-            ss.ctrl[C_TSS_LIMIT] = 0
-            return plies, int(ss.ctrl[C_TSS_MOVE])
-        if ss.ctrl[C_TSS_NODES] > node_limit:
+        if plies > 0 or ss.ctrl[C_TSS_NODES] > node_limit:
             break
     ss.ctrl[C_TSS_LIMIT] = 0  # the VCF probes of the main search are not limited
-    return 0, -1
+    if plies == 0:
+        return 0, -1
+    return plies, int(ss.ctrl[C_TSS_MOVE])

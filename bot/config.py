@@ -37,6 +37,14 @@ class Config:
     # Off: their SPRT gave -10 Elo [-41, +20] (H0); to be tried again with reductions.
     history: bool = False
     killers: bool = False
+    # Late-move reductions: after this many moves, a quiet move (no three or four for either
+    # side) is searched one ply shallower (two after three times as many), and again at full
+    # depth only if it beats the bound.  Smaller reaches deeper and misses more quiet moves;
+    # 0 turns reductions off.
+    lmr_moves: int = 3
+    # Nodes one leaf VCF may spend before it gives up (0: no limit): smaller keeps positions
+    # full of fours from eating the search, and misses long VCFs there.
+    leaf_vcf_nodes: int = 200
     # Before the main search, look for a win by continuous threats (fours and open threes) of
     # at most vct_threats threats, spending vct_nodes_per_ms nodes per millisecond of the turn
     # budget and never more than vct_max_nodes (0: never): more finds longer wins, and leaves
@@ -56,6 +64,8 @@ class Config:
         array[slots.P_LEAF_VCF] = int(self.leaf_vcf)
         array[slots.P_HISTORY] = int(self.history)
         array[slots.P_KILLERS] = int(self.killers)
+        array[slots.P_LMR_MOVES] = self.lmr_moves
+        array[slots.P_LEAF_VCF_NODES] = self.leaf_vcf_nodes
         array[slots.P_ORDER_OWN:slots.P_ORDER_OWN + slots.CLASSES] = self.order_own
         array[slots.P_ORDER_OPP:slots.P_ORDER_OPP + slots.CLASSES] = self.order_opp
         array[slots.P_EVAL_OWN:slots.P_EVAL_OWN + slots.CLASSES] = self.eval_own

@@ -26,6 +26,7 @@ from bot.core.threats import vct
 from bot.core.score import MATE, MATE_BOUND
 from bot.core.searchstate import (
     C_NODE_LIMIT, C_NODES, C_SELDEPTH, C_STOP, C_TSS_NODES, SearchState, forget_heuristics,
+    forget_threats,
     new_search_state,
 )
 from bot.limits import Limits, Result, SearchInfo, StopCause, Swap2Answer
@@ -111,6 +112,7 @@ class Engine:
     def clear_hash(self) -> None:
         if self._table_used:  # an unused table is clear, and clearing would touch every page
             tt.clear(self._search.tt_keys)
+            forget_threats(self._search)
             self._table_used = False
 
     def _size_table(self) -> None:

@@ -324,3 +324,38 @@ def full_window_search(board, ss, depth: int, ply: int, colour: int) -> int:  # 
                                              3 - colour))
         unmake(st)
     return best
+
+
+def vcf_wins(pos: Position, colour: int, fours_left: int) -> bool:
+    """Whether ``colour`` to move wins by continuous fours within ``fours_left`` fours, by
+    brute force over every four (freestyle or exact five; no renju fouls): the rules of
+    bot.core.threats.vcf written over the plain board.  A five wins; two opponent fives lose;
+    an open four or double four wins when the opponent has no five; otherwise each four is
+    tried (only the block of the opponent's single five, if it has one), the defender blocks
+    it, and the search goes on with one four less."""
+    opponent = 3 - colour
+    cells = candidates(pos)
+    if any(wins(pos, x, y, colour) for x, y in cells):
+        return True
+    opp_fives = [(x, y) for x, y in cells if wins(pos, x, y, opponent)]
+    if len(opp_fives) >= 2:
+        return False
+    if not opp_fives and any(cell_class(pos, x, y, colour) in (C_DOUBLE_FOUR, C_OPEN_FOUR)
+                             for x, y in cells):
+        return True
+    if fours_left <= 0:
+        return False
+    for x, y in sorted(cells):
+        if opp_fives and (x, y) != opp_fives[0] or cell_class(pos, x, y, colour) < C_FOUR:
+            continue
+        pos.stones[(x, y)] = colour
+        blocks = [cell for cell in candidates(pos) if wins(pos, *cell, colour)]
+        won = len(blocks) >= 2
+        if len(blocks) == 1:
+            pos.stones[blocks[0]] = opponent
+            won = vcf_wins(pos, colour, fours_left - 1)
+            del pos.stones[blocks[0]]
+        del pos.stones[(x, y)]
+        if won:
+            return True
+    return False

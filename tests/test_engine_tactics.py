@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import json
+import random
 
 import pytest
 
 from bot.config import Config
 from bot.core import searchstate
 from bot.core.score import MATE_BOUND
-from bot.core.threats import vcf, vct
+from bot.core.threats import leaf_vcf, vcf, vct
 from bot.engine import Engine
 from bot.limits import Limits
-from tests.conftest import DATA, PURE_PYTHON
+from tests import naive
+from tests.conftest import DATA, PURE_PYTHON, scaled
 
 pytestmark = pytest.mark.pure_python
 
@@ -137,3 +139,48 @@ def test_vct_keeps_to_its_node_budget_vcf_probes_included(limit: int) -> None:
     assert limit < spent <= limit + 1000, spent
     assert ctrl[searchstate.C_NODES] <= spent  # the defender's VCF probes were inside it
     assert engine._search.ctrl[searchstate.C_TSS_LIMIT] == 0  # leaf VCFs are not limited
+
+
+def four_rich_position(rng: random.Random, size: int) -> list[tuple[int, int, int]]:
+    """Stones packed into a small square: many threes and fours for both sides."""
+    cells = [(x, y) for x in range(2, size - 2) for y in range(2, size - 2)]
+    rng.shuffle(cells)
+    count = rng.randint(8, 16)
+    return [(x, y, 1 + i % 2) for i, (x, y) in enumerate(cells[:count])]
+
+
+@pytest.mark.pure_python
+@pytest.mark.parametrize("rule", [0, 1])
+def test_vcf_with_its_memo_agrees_with_brute_force(rule: int) -> None:
+    """One search state for every position, so the memo carries results between them and
+    between fours limits; win or no win must match the brute-force solver each time."""
+    rng = random.Random(rule)
+    engine = Engine()
+    wins = 0
+    for _ in range(scaled(60)):
+        stones = four_rich_position(rng, 9)
+        engine.new_game(9, 9, rule)
+        engine.setup(stones)
+        board = engine.require_board()
+        colour = board.side_to_move()
+        position = naive.Position(9, 9, rule, {(x, y): c for x, y, c in stones})
+        if any(naive.wins(position, x, y, 3 - colour) for x, y in naive.candidates(position)):
+            continue  # the side to move must block first: not a VCF question
+        for fours in (1, 3, 2):
+            expected = naive.vcf_wins(position, colour, fours)
+            assert (vcf(board.state, engine._search, colour, fours) > 0) == expected, stones
+            wins += expected
+    assert wins >= scaled(60) // 10  # the positions do hold wins to find
+
+
+def test_a_leaf_vcf_gives_up_within_its_node_budget() -> None:
+    case = next(c for c in puzzles("vcf") if c["answers"]["attacker_moves"] >= 5)
+    engine = engine_with(4, case["black"], case["white"])
+    board = engine.require_board()
+    colour = 1 if case["to_move"] == "black" else 2
+    fours = case["answers"]["attacker_moves"]
+    ctrl = engine._search.ctrl
+    assert leaf_vcf(board.state, engine._search, colour, fours, 3) == 0
+    assert 3 < ctrl[searchstate.C_TSS_NODES] <= 5 and ctrl[searchstate.C_TSS_LIMIT] == 0
+    # a search cut short remembered nothing: with the budget lifted, the win is found
+    assert leaf_vcf(board.state, engine._search, colour, fours, 0) > 0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import pytest
 
@@ -17,6 +18,10 @@ from bot.engine import Engine
 from bot.limits import Limits
 from tests import naive
 from tests.conftest import PURE_PYTHON, scaled
+
+
+# Every pruning rule off: all moves at full depth, leaf VCFs without a node budget.
+EXACT = Config(branch=1024, history=False, killers=False, lmr_moves=0, leaf_vcf_nodes=0)
 
 
 def random_position(rng: random.Random, stones: int) -> list[tuple[int, int, int]]:
@@ -37,7 +42,7 @@ def test_every_mate_score_is_confirmed_by_a_search_without_the_branching_cap() -
     rng = random.Random(5)
     # the threat-space search is off: its wins lie beyond the depth the check searches
     capped = Engine(Config(vct_nodes_per_ms=0))
-    uncapped = Engine(Config(branch=1024, vct_nodes_per_ms=0))
+    uncapped = Engine(replace(EXACT, vct_nodes_per_ms=0))
     claims = 0
     for _ in range(scaled(300)):
         stones = random_position(rng, rng.randint(6, 30))
@@ -105,10 +110,11 @@ def test_a_renju_three_whose_four_points_are_fouls_does_not_bind_white() -> None
 
 
 def test_history_and_killers_change_the_order_not_the_value() -> None:
-    """Without the branching cap, the heuristics only reorder moves: the scores are the same."""
+    """Without the branching cap and reductions, the heuristics only reorder moves: the scores
+    are the same."""
     rng = random.Random(1)
-    plain = Engine(Config(branch=1024, history=False, killers=False))
-    ordered = Engine(Config(branch=1024, history=True, killers=True))
+    plain = Engine(EXACT)
+    ordered = Engine(replace(EXACT, history=True, killers=True))
     limits = Limits(timeout_turn_ms=600_000, max_depth=3)
     for _ in range(scaled(40)):
         stones = random_position(rng, rng.randint(4, 16))
@@ -128,7 +134,7 @@ def test_mtdf_converges_to_the_full_window_value(depth: int) -> None:
     cap (with one, the table's move bonus can reorder equal moves at the cut) and no history
     or killer moves, so every node has the same moves in both searches; 9x9 keeps it small."""
     rng = random.Random(depth)
-    settings = Config(branch=1024, history=False, killers=False)
+    settings = EXACT
     engine = Engine(settings)
     reference = searchstate.new_search_state(1 << 10, settings.as_array())
     compared = 0
@@ -145,3 +151,23 @@ def test_mtdf_converges_to_the_full_window_value(depth: int) -> None:
             assert result.score == expected, stones
             compared += 1
     assert compared >= positions // 2
+
+
+def test_late_move_reductions_search_fewer_nodes_and_keep_every_proof() -> None:
+    """Reductions only touch quiet moves after the first few: the same depth costs fewer
+    nodes, and (on these seeded positions) every win the exact search proves is still proven."""
+    rng = random.Random(7)
+    exact, reduced = Engine(EXACT), Engine(replace(EXACT, lmr_moves=3))
+    limits = Limits(timeout_turn_ms=600_000, max_depth=4)
+    nodes = {"exact": 0, "reduced": 0}
+    for _ in range(scaled(12)):
+        stones = random_position(rng, rng.randint(6, 14))
+        results = {}
+        for name, engine in (("exact", exact), ("reduced", reduced)):
+            engine.new_game(15, 15, 0)
+            engine.setup(stones)
+            results[name] = engine.think(limits)
+            nodes[name] += results[name].nodes
+        if results["exact"].score > MATE_BOUND:
+            assert results["reduced"].score > MATE_BOUND, stones
+    assert nodes["reduced"] < 0.8 * nodes["exact"], nodes

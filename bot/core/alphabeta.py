@@ -12,10 +12,11 @@ from bot.core.movepick import order_moves
 from bot.core.score import INFINITY, MATE, MATE_BOUND
 from bot.core.searchstate import (
     C_BEST, C_NODE_LIMIT, C_NODES, C_SELDEPTH, C_STOP, MAX_PLY, P_HISTORY, P_KILLERS,
-    P_LEAF_VCF, P_VCF_DEPTH, SearchState, search_state_type,
+    P_LEAF_VCF, P_LEAF_VCF_NODES, P_LMR_MOVES, P_VCF_DEPTH, SearchState, search_state_type,
 )
+from bot.core.shapes import C_OPEN_THREE
 from bot.core.state import M_CANDIDATES, BoardState, state_type
-from bot.core.threats import is_legal, scan_threats, vcf
+from bot.core.threats import is_legal, leaf_vcf, scan_threats
 
 
 @kernel()
@@ -74,11 +75,13 @@ def alphabeta(st: BoardState, ss: SearchState, depth: int, beta: int, ply: int,
 
     forced = opp_fives == 1
     if depth <= 0 and not forced:
-        if ss.config[P_LEAF_VCF] and ss.config[P_VCF_DEPTH] > 0:
-            plies = vcf(st, ss, colour, ss.config[P_VCF_DEPTH])
+        static = evaluate(st, colour, ss.config)
+        if static < beta and ss.config[P_LEAF_VCF] and ss.config[P_VCF_DEPTH] > 0:
+            # a win by fours matters only where the static score does not already hold beta
+            plies = leaf_vcf(st, ss, colour, ss.config[P_VCF_DEPTH], ss.config[P_LEAF_VCF_NODES])
             if plies > 0:
                 return MATE - ply - plies
-        return evaluate(st, colour, ss.config)
+        return static
 
     if forced:
         ss.moves[ply, 0] = opp_five
@@ -92,10 +95,18 @@ def alphabeta(st: BoardState, ss: SearchState, depth: int, beta: int, ply: int,
     if best >= beta:  # the moves left out already hold the bound
         return best
     next_depth = depth if forced else depth - 1
+    lmr_moves = ss.config[P_LMR_MOVES]
+    reducible = lmr_moves > 0 and not forced and not opp_three and depth >= 2
     for i in range(count):
         cell = ss.moves[ply, i]
+        reduction = 0
+        if (reducible and i >= lmr_moves and st.classes[colour - 1, cell] < C_OPEN_THREE
+                and st.classes[2 - colour, cell] < C_OPEN_THREE):
+            reduction = 2 if i >= 3 * lmr_moves and depth >= 4 else 1
         make(st, cell, colour)
-        value = -alphabeta(st, ss, next_depth, 1 - beta, ply + 1, 3 - colour)
+        value = -alphabeta(st, ss, next_depth - reduction, 1 - beta, ply + 1, 3 - colour)
+        if reduction > 0 and value >= beta and ctrl[C_STOP] == 0:
+            value = -alphabeta(st, ss, next_depth, 1 - beta, ply + 1, 3 - colour)
         unmake(st)
         if ctrl[C_STOP] != 0:
             return 0

@@ -16,6 +16,9 @@ from bot.core import tt
 MAX_PLY = 128  # deepest ply the move buffers hold (forced-move extensions included)
 MAX_MOVES = 1024  # 32 x 32 board
 MAX_CELLS = 2048  # padded cells of a 32 x 32 board (bot.core.state), rounded up
+# Entries of the VCF memo (bot.core.threats.vcf), a power of two: more remembers more of the
+# positions the fours transpose into, at 16 bytes each (2^18: 4 MiB).
+VCF_ENTRIES = 1 << 18
 
 # ctrl[] slots: stop flag, nodes searched, node limit (0: none), best root move of the last
 # zero-window pass that failed high, deepest ply reached; the threat-space search's own node
@@ -32,7 +35,9 @@ P_EVAL_OWN = P_ORDER_OPP + CLASSES  # evaluation: a weight per cell of each clas
 P_EVAL_OPP = P_EVAL_OWN + CLASSES  # ... and per cell of each class for the opponent
 P_HISTORY = P_EVAL_OPP + CLASSES  # 1: order equally weighted moves by the history heuristic
 P_KILLERS = P_HISTORY + 1  # 1: ... and the two latest moves that cut off at the same ply first
-CONFIG_SLOTS = P_KILLERS + 1
+P_LMR_MOVES = P_KILLERS + 1  # moves searched at full depth before late quiet ones are reduced
+P_LEAF_VCF_NODES = P_LMR_MOVES + 1  # node budget of one leaf VCF (0: none)
+CONFIG_SLOTS = P_LEAF_VCF_NODES + 1
 
 
 class SearchState(NamedTuple):
@@ -40,6 +45,8 @@ class SearchState(NamedTuple):
 
     tt_keys: np.ndarray  # uint64[n]: see bot.core.tt for the entry layout
     tt_data: np.ndarray  # int64[n, tt.DATA_SLOTS]
+    vcf_keys: np.ndarray  # uint64[VCF_ENTRIES]: position and attacker (bot.core.threats.vcf)
+    vcf_data: np.ndarray  # int64[VCF_ENTRIES]: fours searched << 16 | plies to the win (0: none)
     ctrl: np.ndarray  # int64[CTRL_SLOTS]
     moves: np.ndarray  # int64[MAX_PLY, MAX_MOVES]: move list per ply
     scores: np.ndarray  # int64[MAX_PLY, MAX_MOVES]: ordering score per move
@@ -54,6 +61,8 @@ def new_search_state(tt_entries: int, config: np.ndarray) -> SearchState:
     return SearchState(
         tt_keys=keys,
         tt_data=data,
+        vcf_keys=np.zeros(VCF_ENTRIES, dtype=np.uint64),
+        vcf_data=np.zeros(VCF_ENTRIES, dtype=np.int64),
         ctrl=np.zeros(CTRL_SLOTS, dtype=np.int64),
         moves=np.zeros((MAX_PLY, MAX_MOVES), dtype=np.int64),
         scores=np.zeros((MAX_PLY, MAX_MOVES), dtype=np.int64),
@@ -69,12 +78,18 @@ def forget_heuristics(ss: SearchState) -> None:
     ss.killers.fill(-1)
 
 
+def forget_threats(ss: SearchState) -> None:
+    """Empty the VCF memo (a new game, or a rule that changes what a four is)."""
+    ss.vcf_keys.fill(0)
+
+
 def search_state_type() -> Any:
     """The numba type of every SearchState, for kernels that need an explicit signature."""
     import numba
 
     sample = SearchState(
         tt_keys=np.zeros(0, np.uint64), tt_data=np.zeros((0, 0), np.int64),
+        vcf_keys=np.zeros(0, np.uint64), vcf_data=np.zeros(0, np.int64),
         ctrl=np.zeros(0, np.int64), moves=np.zeros((0, 0), np.int64),
         scores=np.zeros((0, 0), np.int64), history=np.zeros((0, 0), np.int64),
         killers=np.zeros((0, 0), np.int64), config=np.zeros(0, np.int64))

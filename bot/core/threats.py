@@ -59,16 +59,61 @@ def scan_threats(st: BoardState, colour: int) -> tuple[int, int, int, int, bool]
     return own_five, opp_fives, opp_five, own_win_four, opp_three
 
 
+WHITE_TO_MOVE_KEY = np.uint64(0x9E3779B97F4A7C15)  # xor-ed into the VCF memo key for white
+FOURS_SHIFT = 16  # vcf_data: fours searched above this bit, plies to the win below
+
+
+@kernel()
+def _out_of_budget(ctrl: np.ndarray) -> bool:
+    """The search was stopped, or a threat search ran past its node limit (C_TSS_LIMIT)."""
+    return bool(ctrl[C_STOP] != 0
+                or (ctrl[C_TSS_LIMIT] > 0 and ctrl[C_TSS_NODES] > ctrl[C_TSS_LIMIT]))
+
+
+@kernel()
+def _vcf_key(st: BoardState, colour: int) -> np.uint64:
+    """The memo key of the position with ``colour`` to attack."""
+    key: np.uint64 = st.hashes[0]
+    if colour != BLACK:
+        key ^= WHITE_TO_MOVE_KEY
+    return key
+
+
+@kernel(types.int64(state_type(), types.int64, types.int64))
+def _five_points_through(st: BoardState, cell: int, colour: int) -> int:
+    """Where ``colour`` now completes a five on the lines through its stone on ``cell``: the
+    cell if there is one such point, -2 if there are two or more, -1 if none."""
+    found = -1
+    for direction in range(4):
+        step = st.steps[direction]
+        for sign in (-1, 1):
+            for distance in range(1, 5):
+                other = cell + sign * distance * step
+                value = st.board[other]
+                if value == colour:
+                    continue
+                if value == 0 and st.classes[colour - 1, other] == C_FIVE and other != found:
+                    if found >= 0:
+                        return -2
+                    found = other
+                if value != 0:
+                    break
+    return found
+
+
 @kernel(types.int64(state_type(), search_state_type(), types.int64, types.int64))
 def vcf(st: BoardState, ss: SearchState, colour: int, fours_left: int) -> int:
     """Plies to a win by continuous fours for ``colour`` to move, or 0 if none is found within
     ``fours_left`` fours.  The defender's only replies are the forced blocks; a block that makes
     a four must be answered by a move that blocks it and is itself a four.  Inside a VCT search
-    its nodes count against the VCT's node limit too (ctrl[C_TSS_LIMIT] > 0)."""
+    its nodes count against the VCT's node limit too (ctrl[C_TSS_LIMIT] > 0).
+
+    Results are memoised in ss.vcf_keys/vcf_data by position and attacker: a win is reused
+    when it fits in ``fours_left`` fours, a failure when it was searched with as many fours."""
     ctrl = ss.ctrl
     ctrl[C_NODES] += 1
     ctrl[C_TSS_NODES] += 1
-    if ctrl[C_STOP] != 0 or (ctrl[C_TSS_LIMIT] > 0 and ctrl[C_TSS_NODES] > ctrl[C_TSS_LIMIT]):
+    if _out_of_budget(ctrl):
         return 0
     own_five, opp_fives, opp_five, own_win_four, _ = scan_threats(st, colour)
     if own_five >= 0:
@@ -79,7 +124,17 @@ def vcf(st: BoardState, ss: SearchState, colour: int, fours_left: int) -> int:
         return 3
     if fours_left <= 0:
         return 0
+    key = _vcf_key(st, colour)
+    slot = key & np.uint64(ss.vcf_keys.shape[0] - 1)
+    if ss.vcf_keys[slot] == key:
+        stored = ss.vcf_data[slot]
+        plies = stored & ((1 << FOURS_SHIFT) - 1)
+        if plies > 0 and plies <= 2 * fours_left + 3:
+            return int(plies)
+        if plies == 0 and (stored >> FOURS_SHIFT) >= fours_left:
+            return 0
     other = 3 - colour
+    found = 0
     for i in range(st.meta[M_CANDIDATES]):
         cell = st.candidates[i]
         if st.classes[colour - 1, cell] < C_FOUR or (opp_fives == 1 and cell != opp_five):
@@ -87,25 +142,38 @@ def vcf(st: BoardState, ss: SearchState, colour: int, fours_left: int) -> int:
         if not is_legal(st, cell, colour):
             continue
         make(st, cell, colour)
-        block = -1
-        completions = 0
-        for j in range(st.meta[M_CANDIDATES]):
-            if st.classes[colour - 1, st.candidates[j]] == C_FIVE:
-                completions += 1
-                block = st.candidates[j]
-        found = 0
-        if completions >= 2 or (completions == 1 and not is_legal(st, block, other)):
+        block = _five_points_through(st, cell, colour)
+        if block == -2 or (block >= 0 and not is_legal(st, block, other)):
             found = 3
-        elif completions == 1:
+        elif block >= 0:
             make(st, block, other)
             rest = vcf(st, ss, colour, fours_left - 1)
             unmake(st)
             if rest > 0:
                 found = rest + 2
         unmake(st)
-        if found > 0:
-            return found
-    return 0
+        if found > 0 or _out_of_budget(ctrl):
+            break
+    if not _out_of_budget(ctrl):  # a search cut short proves nothing
+        ss.vcf_keys[slot] = key
+        ss.vcf_data[slot] = (fours_left << FOURS_SHIFT) | found
+    return found
+
+
+@kernel(types.int64(state_type(), search_state_type(), types.int64, types.int64, types.int64))
+def leaf_vcf(st: BoardState, ss: SearchState, colour: int, fours: int, node_limit: int) -> int:
+    """``vcf`` for a leaf of the main search, giving up (0) after ``node_limit`` of its own
+    nodes (0: no limit).  Inside a VCT search (ctrl[C_TSS_LIMIT] > 0) that budget rules."""
+    ctrl = ss.ctrl
+    if node_limit <= 0 or ctrl[C_TSS_LIMIT] > 0:
+        return vcf(st, ss, colour, fours)
+    before = ctrl[C_TSS_NODES]
+    ctrl[C_TSS_NODES] = 0
+    ctrl[C_TSS_LIMIT] = node_limit
+    plies = vcf(st, ss, colour, fours)
+    ctrl[C_TSS_LIMIT] = 0
+    ctrl[C_TSS_NODES] += before
+    return plies
 
 
 # Constants passed to recursive kernels as int64 values, never as Python literals: a literal

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.core import state
+from bot.core import shapes, state
 from bot.core.board import Board
 from bot.core.errors import (
     CoordinateError, HistoryError, OccupiedError, RuleError, SizeError,
@@ -42,7 +42,19 @@ def test_kernels_agree_with_naive_twins(rule: int, size: tuple[int, int]) -> Non
                                                                    (x, y))
         assert set(board.candidates()) == naive.candidates(pos)
         assert len(board.candidates()) == len(naive.candidates(pos))
+        for colour in (naive.BLACK, naive.WHITE):
+            counts = np.bincount([naive.cell_class(pos, x, y, colour)
+                                  for x, y in naive.candidates(pos)], minlength=shapes.CLASSES)
+            assert np.array_equal(board.state.class_counts[colour - 1], counts)
         assert board.symmetric_hashes() == naive.hashes(pos, values)
+
+
+def assert_class_counts_recount(board: Board) -> None:
+    """The incrementally kept class counts equal a count over the candidate cells now."""
+    for colour in (1, 2):
+        recount = np.bincount([board.cell_class(x, y, colour) for x, y in board.candidates()],
+                              minlength=shapes.CLASSES)
+        assert np.array_equal(board.state.class_counts[colour - 1], recount)
 
 
 def snapshot(board: Board) -> dict[str, np.ndarray]:
@@ -64,8 +76,10 @@ def test_make_unmake_round_trip_restores_every_array(data: st.DataObject, rule: 
     extra = data.draw(st.lists(st.sampled_from(rest), min_size=1, max_size=30, unique=True))
     for x, y in extra:
         board.play(x, y)
+    assert_class_counts_recount(board)
     for x, y in reversed(extra):
         assert board.undo() == (x, y)
+        assert_class_counts_recount(board)
     after = snapshot(board)
     for name, array in before.items():
         assert np.array_equal(array, after[name]), name

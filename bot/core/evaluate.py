@@ -11,20 +11,19 @@ import numpy as np
 
 from bot.core.jit import kernel
 from bot.core.searchstate import CLASSES, P_EVAL_OPP, P_EVAL_OWN
-from bot.core.state import M_CANDIDATES, BoardState
+from bot.core.state import BoardState
 
 
 @kernel()
 def evaluate(st: BoardState, colour: int, config: np.ndarray) -> int:
-    """Static score for ``colour`` to move: the class weights summed over the candidate
-    cells, the mover's classes counted with P_EVAL_OWN and the opponent's with P_EVAL_OPP
-    subtracted; equal to the weights dotted with ``class_counts``."""
+    """Static score for ``colour`` to move: the weights dotted with the class counts of the
+    candidate cells (kept up to date by make/unmake), the mover's counts with P_EVAL_OWN and
+    the opponent's with P_EVAL_OPP subtracted."""
     own, opp = colour - 1, 2 - colour
     total = 0
-    for i in range(st.meta[M_CANDIDATES]):
-        cell = st.candidates[i]
-        total += (config[P_EVAL_OWN + st.classes[own, cell]]
-                  - config[P_EVAL_OPP + st.classes[opp, cell]])
+    for kind in range(CLASSES):
+        total += (config[P_EVAL_OWN + kind] * st.class_counts[own, kind]
+                  - config[P_EVAL_OPP + kind] * st.class_counts[opp, kind])
     return int(total)
 
 
@@ -33,8 +32,5 @@ def class_counts(st: BoardState, colour: int, out: np.ndarray) -> None:
     """Fill ``out[0:CLASSES]`` with how many candidate cells have each class for ``colour``
     (the side to move) and ``out[CLASSES:2 * CLASSES]`` the same for the opponent."""
     own, opp = colour - 1, 2 - colour
-    out[:] = 0
-    for i in range(st.meta[M_CANDIDATES]):
-        cell = st.candidates[i]
-        out[st.classes[own, cell]] += 1
-        out[CLASSES + st.classes[opp, cell]] += 1
+    out[:CLASSES] = st.class_counts[own]
+    out[CLASSES:2 * CLASSES] = st.class_counts[opp]

@@ -33,11 +33,24 @@ def _refresh_shapes(st: BoardState, cell: int, direction: int) -> None:
     key = st.keys[cell, direction]
     shift = 4 * direction
     keep = np.int64(0xFFFF) ^ (np.int64(15) << shift)  # every shape but this direction's
+    counted = st.candidate_index[cell] >= 0
     for side in range(2):
         shape = np.int64(st.shape_table[side + 1, key])
         word = (np.int64(st.words[side, cell]) & keep) | (shape << shift)
         st.words[side, cell] = word
-        st.classes[side, cell] = st.class_table[word]
+        new_class = st.class_table[word]
+        if counted:
+            st.class_counts[side, st.classes[side, cell]] -= 1
+            st.class_counts[side, new_class] += 1
+        st.classes[side, cell] = new_class
+
+
+@kernel(types.void(STATE, types.int64, types.int64))
+def _count_candidate(st: BoardState, cell: int, sign: int) -> None:
+    """Add (``sign`` 1) or take away (-1) the classes of a cell entering or leaving the
+    candidate list."""
+    st.class_counts[0, st.classes[0, cell]] += sign
+    st.class_counts[1, st.classes[1, cell]] += sign
 
 
 @kernel(types.void(*CELL_COLOUR))
@@ -65,6 +78,7 @@ def make(st: BoardState, cell: int, colour: int) -> None:
     st.history[ply, 0] = cell
     st.history[ply, 1] = index
     if index >= 0:  # swap-remove the cell from the candidate list
+        _count_candidate(st, cell, -1)
         last = meta[M_CANDIDATES] - 1
         moved = st.candidates[last]
         st.candidates[index] = moved
@@ -82,6 +96,7 @@ def make(st: BoardState, cell: int, colour: int) -> None:
             st.candidates[count] = other
             st.candidate_index[other] = count
             meta[M_CANDIDATES] = count + 1
+            _count_candidate(st, other, 1)
     for sym in range(meta[M_SYMMETRIES]):
         st.hashes[sym] ^= st.zobrist[sym, colour, cell]
     meta[M_PLY] = ply + 1
@@ -101,6 +116,7 @@ def unmake(st: BoardState) -> int:
         st.near[other] -= 1
         if st.near[other] == 0 and st.board[other] == EMPTY:
             count = meta[M_CANDIDATES] - 1
+            _count_candidate(st, other, -1)
             st.candidates[count] = 0
             st.candidate_index[other] = -1
             meta[M_CANDIDATES] = count
@@ -117,6 +133,7 @@ def unmake(st: BoardState) -> int:
         st.candidates[index] = cell
         st.candidate_index[cell] = index
         meta[M_CANDIDATES] = count + 1
+        _count_candidate(st, cell, 1)
     st.history[ply, 0] = 0
     st.history[ply, 1] = 0
     meta[M_PLY] = ply

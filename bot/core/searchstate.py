@@ -11,7 +11,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from bot.core import tt
+from bot.core import shapes, tt
 
 MAX_PLY = 128  # deepest ply the move buffers hold (forced-move extensions included)
 MAX_MOVES = 1024  # 32 x 32 board
@@ -28,7 +28,7 @@ CTRL_SLOTS = 8
 
 # config[] slots (bot.config fills them; see the comments there for what each trades off)
 P_BRANCH, P_VCF_DEPTH, P_LEAF_VCF = range(3)
-CLASSES = 12  # bot.core.shapes.C_NONE .. C_FIVE
+CLASSES = shapes.CLASSES  # bot.core.shapes.C_NONE .. C_FIVE
 P_ORDER_OWN = 3  # move ordering: a weight per class of the mover's stone on the cell
 P_ORDER_OPP = P_ORDER_OWN + CLASSES  # ... and per class of the opponent's stone there
 P_EVAL_OWN = P_ORDER_OPP + CLASSES  # evaluation: a weight per cell of each class for the mover

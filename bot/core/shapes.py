@@ -60,6 +60,7 @@ C_FOUR_THREE = 8  #   a four and an open three
 C_DOUBLE_FOUR = 9  #  two fours, possibly on one line (a renju foul for black)
 C_OPEN_FOUR = 10  #   a straight four
 C_FIVE = 11  #        wins now
+CLASSES = 12
 
 CLASS_NAMES = (
     "none", "two", "open_two", "double_two", "three", "open_three", "double_three", "four",

@@ -20,6 +20,12 @@ ORDER_OPP = (0, 1, 4, 12, 6, 20, 100, 30, 300, 400, 600, 1500)
 # ``python -m bot.tune`` (its docstring says how); the scale is about 300 per unit of log-odds.
 EVAL_OWN = (0, 6, 0, 15, 19, 57, 118, 133, 500, 700, 900, 3000)
 EVAL_OPP = (0, 5, -6, 12, 19, 37, 44, 132, 276, 400, 152, 1500)
+# ... plus, per line shape (none, two, open_two, three, open_three, four, four_four, open_four,
+# five, overline), SHAPE_OWN[shape] for each direction of each candidate cell of the mover's,
+# minus SHAPE_OPP[shape] for the opponent's: a cell with more than one useful line scores more
+# than its class alone says.
+SHAPE_OWN = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+SHAPE_OPP = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
 
 
 @dataclass(frozen=True)
@@ -56,6 +62,8 @@ class Config:
     order_opp: tuple[int, ...] = field(default=ORDER_OPP)
     eval_own: tuple[int, ...] = field(default=EVAL_OWN)
     eval_opp: tuple[int, ...] = field(default=EVAL_OPP)
+    shape_own: tuple[int, ...] = field(default=SHAPE_OWN)
+    shape_opp: tuple[int, ...] = field(default=SHAPE_OPP)
 
     def as_array(self) -> np.ndarray:
         array = np.zeros(slots.CONFIG_SLOTS, dtype=np.int64)
@@ -70,4 +78,6 @@ class Config:
         array[slots.P_ORDER_OPP:slots.P_ORDER_OPP + slots.CLASSES] = self.order_opp
         array[slots.P_EVAL_OWN:slots.P_EVAL_OWN + slots.CLASSES] = self.eval_own
         array[slots.P_EVAL_OPP:slots.P_EVAL_OPP + slots.CLASSES] = self.eval_opp
+        array[slots.P_SHAPE_OWN:slots.P_SHAPE_OWN + slots.SHAPES] = self.shape_own
+        array[slots.P_SHAPE_OPP:slots.P_SHAPE_OPP + slots.SHAPES] = self.shape_opp
         return array

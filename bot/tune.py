@@ -1,13 +1,13 @@
 """Fit the evaluation's weights to game outcomes: ``python -m bot.tune MATCH_DIR [...]``.
 
 Texel's method: every quiet position of the games recorded by ``sente-match`` (``results.jsonl``
-in each folder) gives the evaluation's features, the class counts of ``evaluate.class_counts``
-for the side to move and the opponent, and a label, the game's result for the side to move
+in each folder) gives the evaluation's features (``evaluate.features``: the class counts and the
+line-shape counts of the side to move and of the opponent) and a label, the game's result for the side to move
 (1 won, 0.5 drawn, 0 lost).  The weights are those of the logistic model
 ``P(win) = 1 / (1 + exp(-score / SCALE))`` that best predicts the labels (maximum likelihood with
 a small L2 penalty, Newton's method).  Quiet: no five to make or block and no open four to make,
 so the label is not decided by a tactic the search sees anyway.  ``--write`` puts the weights
-into bot/config.py (EVAL_OWN and EVAL_OPP).
+into bot/config.py (EVAL_OWN, EVAL_OPP, SHAPE_OWN and SHAPE_OPP).
 
 The weights committed came from self-play of the engine as it was at the commit before the
 history heuristic (stopped after 362 games; 6,990 quiet positions; cross-entropy 0.696 with
@@ -33,9 +33,8 @@ import numpy as np
 
 from bot import config
 from bot.core.board import Board
-from bot.core.evaluate import class_counts
-from bot.core.searchstate import CLASSES
-from bot.core.shapes import C_FIVE, C_NONE, CLASS_NAMES
+from bot.core import evaluate
+from bot.core.shapes import C_FIVE, C_NONE, CLASS_NAMES, FIVE, NONE, SHAPE_NAMES
 from bot.core.threats import scan_threats
 
 SCALE = 300.0  # evaluation units per unit of log-odds: keeps weights near the ordering weights
@@ -43,14 +42,35 @@ L2 = 1e-3  # penalty on the squared weights (in log-odds units): steadies rarely
 SKIP_PLIES = 2  # positions this close to the opening say little about the weights
 # A class seen in fewer positions than this keeps its current weight: too few to fit.
 MIN_SUPPORT = 300
-# Classes fitted: NONE carries no information and FIVE never occurs in a quiet position.
-FITTED = [c for c in range(CLASSES) if c not in (C_NONE, C_FIVE)]
 CONFIG_FILE = Path(__file__).with_name("config.py")
 
 
 @dataclass(frozen=True)
+class Group:
+    """One table of weights in bot/config.py and where its features lie in the vector."""
+
+    name: str  # the constant in bot/config.py
+    offset: int  # first feature of the group in evaluate.features' vector
+    names: tuple[str, ...]  # of its entries
+    skipped: tuple[int, ...]  # entries not fitted (no information, or never quiet)
+    sign: int  # +1 added to the score, -1 subtracted (the opponent's)
+
+    def fitted(self) -> list[int]:
+        return [i for i in range(len(self.names)) if i not in self.skipped]
+
+
+GROUPS = (
+    Group("EVAL_OWN", evaluate.OWN_CLASSES, CLASS_NAMES, (C_NONE, C_FIVE), 1),
+    Group("EVAL_OPP", evaluate.OPP_CLASSES, CLASS_NAMES, (C_NONE, C_FIVE), -1),
+    Group("SHAPE_OWN", evaluate.OWN_SHAPES, SHAPE_NAMES, (NONE, FIVE), 1),
+    Group("SHAPE_OPP", evaluate.OPP_SHAPES, SHAPE_NAMES, (NONE, FIVE), -1),
+)
+COLUMNS = [group.offset + i for group in GROUPS for i in group.fitted()]
+
+
+@dataclass(frozen=True)
 class Samples:
-    features: np.ndarray  # float64[n, 2 * len(FITTED)]: own counts, then opponent counts
+    features: np.ndarray  # float64[n, len(COLUMNS)]: the fitted features of each position
     labels: np.ndarray  # float64[n]: 1 the side to move won, 0.5 drawn, 0 lost
 
 
@@ -74,16 +94,15 @@ def game_positions(game: dict[str, Any]) -> Iterator[tuple[Board, float]]:
 def collect(folders: Iterable[Path]) -> Samples:
     rows: list[np.ndarray] = []
     labels: list[float] = []
-    counts = np.zeros(2 * CLASSES, dtype=np.int64)
-    columns = FITTED + [CLASSES + c for c in FITTED]
+    counts = np.zeros(evaluate.FEATURES, dtype=np.int64)
     for folder in folders:
         for line in (folder / "results.jsonl").read_text().splitlines():
             game = json.loads(line)
             if game["cause"] not in ("five", "full_board", "adjudicated"):
                 continue  # forfeits say nothing about the position
             for board, label in game_positions(game):
-                class_counts(board.state, board.side_to_move(), counts)
-                rows.append(counts[columns].astype(np.float64))
+                evaluate.features(board.state, board.side_to_move(), counts)
+                rows.append(counts[COLUMNS].astype(np.float64))
                 labels.append(label)
     if not rows:
         raise SystemExit("no quiet positions found in the given folders")
@@ -121,28 +140,32 @@ def fit(samples: Samples, start: np.ndarray | None = None, iterations: int = 30)
     return fixed
 
 
-def as_config(weights: np.ndarray) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """EVAL_OWN and EVAL_OPP in evaluation units; NONE stays 0, FIVE keeps its old value
-    (a five never reaches the evaluation: the search scores it as a win)."""
-    own = list(config.EVAL_OWN)
-    opp = list(config.EVAL_OPP)
-    half = len(FITTED)
-    for i, c in enumerate(FITTED):
-        own[c] = int(round(weights[i] * SCALE))
-        opp[c] = int(round(-weights[half + i] * SCALE))  # the evaluation subtracts EVAL_OPP
-    own[C_NONE] = opp[C_NONE] = 0
-    return tuple(own), tuple(opp)
+def as_config(weights: np.ndarray) -> dict[str, tuple[int, ...]]:
+    """Each group's table in evaluation units; entries not fitted keep their value (a five
+    never reaches the evaluation: the search scores it as a win)."""
+    tables: dict[str, tuple[int, ...]] = {}
+    column = 0
+    for group in GROUPS:
+        table = list(getattr(config, group.name))
+        for i in group.fitted():
+            table[i] = int(round(group.sign * weights[column] * SCALE))
+            column += 1
+        tables[group.name] = tuple(table)
+    return tables
 
 
 def current_weights() -> np.ndarray:
-    own = [config.EVAL_OWN[c] / SCALE for c in FITTED]
-    opp = [-config.EVAL_OPP[c] / SCALE for c in FITTED]
-    return np.array(own + opp)
+    return np.array([group.sign * getattr(config, group.name)[i] / SCALE
+                     for group in GROUPS for i in group.fitted()])
 
 
-def write_config(own: tuple[int, ...], opp: tuple[int, ...]) -> None:
+def feature_names() -> list[str]:
+    return [f"{group.name} {group.names[i]}" for group in GROUPS for i in group.fitted()]
+
+
+def write_config(tables: dict[str, tuple[int, ...]]) -> None:
     text = CONFIG_FILE.read_text()
-    for name, values in (("EVAL_OWN", own), ("EVAL_OPP", opp)):
+    for name, values in tables.items():
         text, found = re.subn(rf"^{name} = .*$", f"{name} = {values}", text, flags=re.M)
         if found != 1:
             raise SystemExit(f"cannot find the line '{name} = ...' in {CONFIG_FILE}")
@@ -156,18 +179,19 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     samples = collect(args.folders)
     weights = fit(samples, current_weights())
-    own, opp = as_config(weights)
+    tables = as_config(weights)
     print(f"positions: {len(samples.labels)}, mean label {samples.labels.mean():.3f}")
     support = np.count_nonzero(samples.features, axis=0)
-    names = [f"own {CLASS_NAMES[c]}" for c in FITTED] + [f"opp {CLASS_NAMES[c]}" for c in FITTED]
-    kept = [f"{name} ({count})" for name, count in zip(names, support) if count < MIN_SUPPORT]
+    kept = [f"{name} ({count})" for name, count in zip(feature_names(), support)
+            if count < MIN_SUPPORT]
     print("kept at their current weight (seen in too few positions): " + (", ".join(kept) or
                                                                           "none"))
     print(f"cross-entropy: current weights {loss(samples, current_weights()):.4f}, "
           f"fitted {loss(samples, weights):.4f}, constant {loss(samples, weights * 0):.4f}")
-    print(f"EVAL_OWN = {own}\nEVAL_OPP = {opp}")
+    for name, values in tables.items():
+        print(f"{name} = {values}")
     if args.write:
-        write_config(own, opp)
+        write_config(tables)
         print(f"written to {CONFIG_FILE}")
     return 0
 

@@ -46,15 +46,21 @@ def test_kernels_agree_with_naive_twins(rule: int, size: tuple[int, int]) -> Non
             counts = np.bincount([naive.cell_class(pos, x, y, colour)
                                   for x, y in naive.candidates(pos)], minlength=shapes.CLASSES)
             assert np.array_equal(board.state.class_counts[colour - 1], counts)
+            lines = np.bincount([naive.shape(pos, x, y, colour, d) for x, y in
+                                 naive.candidates(pos) for d in range(4)], minlength=shapes.SHAPES)
+            assert np.array_equal(board.state.shape_counts[colour - 1], lines)
         assert board.symmetric_hashes() == naive.hashes(pos, values)
 
 
 def assert_class_counts_recount(board: Board) -> None:
-    """The incrementally kept class counts equal a count over the candidate cells now."""
+    """The incrementally kept class and shape counts equal a count over the candidate cells."""
     for colour in (1, 2):
         recount = np.bincount([board.cell_class(x, y, colour) for x, y in board.candidates()],
                               minlength=shapes.CLASSES)
         assert np.array_equal(board.state.class_counts[colour - 1], recount)
+        lines = np.bincount([board.shape(x, y, colour, d) for x, y in board.candidates()
+                             for d in range(4)], minlength=shapes.SHAPES)
+        assert np.array_equal(board.state.shape_counts[colour - 1], lines)
 
 
 def snapshot(board: Board) -> dict[str, np.ndarray]:

@@ -11,27 +11,37 @@ import pytest
 
 from bot import tune
 from bot.config import Config
-from bot.core.evaluate import class_counts, evaluate
-from bot.core.searchstate import CLASSES
+from bot import config
+from bot.core.evaluate import FEATURES, OPP_CLASSES, OPP_SHAPES, OWN_CLASSES, OWN_SHAPES
+from bot.core.evaluate import evaluate, features
+from bot.core.searchstate import CLASSES, SHAPES
 from tests.conftest import RULES, clustered_position, scaled
 
 
 @pytest.mark.pure_python
 @pytest.mark.parametrize("rule", RULES)
-def test_the_evaluation_is_its_weights_dotted_with_the_class_counts(rule: int) -> None:
+def test_the_evaluation_is_its_weights_dotted_with_the_features(rule: int) -> None:
     rng = random.Random(rule)
-    weights = Config(eval_own=tuple(rng.randrange(-50, 500) for _ in range(CLASSES)),
-                     eval_opp=tuple(rng.randrange(-50, 500) for _ in range(CLASSES)))
-    array = weights.as_array()
-    counts = np.zeros(2 * CLASSES, dtype=np.int64)
+
+    def weights(count: int) -> tuple[int, ...]:
+        return tuple(rng.randrange(-50, 500) for _ in range(count))
+
+    settings = Config(eval_own=weights(CLASSES), eval_opp=weights(CLASSES),
+                      shape_own=weights(SHAPES), shape_opp=weights(SHAPES))
+    array = settings.as_array()
+    counts = np.zeros(FEATURES, dtype=np.int64)
     for _ in range(scaled(200)):
         board, _, _ = clustered_position(rng, 15, 15, rule)
         for colour in (1, 2):
-            class_counts(board.state, colour, counts)
-            expected = (np.dot(weights.eval_own, counts[:CLASSES])
-                        - np.dot(weights.eval_opp, counts[CLASSES:]))
+            features(board.state, colour, counts)
+            expected = (np.dot(settings.eval_own, counts[OWN_CLASSES:OWN_CLASSES + CLASSES])
+                        - np.dot(settings.eval_opp, counts[OPP_CLASSES:OPP_CLASSES + CLASSES])
+                        + np.dot(settings.shape_own, counts[OWN_SHAPES:OWN_SHAPES + SHAPES])
+                        - np.dot(settings.shape_opp, counts[OPP_SHAPES:OPP_SHAPES + SHAPES]))
             assert evaluate(board.state, colour, array) == expected
-            assert counts[:CLASSES].sum() == len(board.candidates())
+            candidates = len(board.candidates())
+            assert counts[OWN_CLASSES:OWN_CLASSES + CLASSES].sum() == candidates
+            assert counts[OWN_SHAPES:OWN_SHAPES + SHAPES].sum() == 4 * candidates
 
 
 def test_the_fit_recovers_the_weights_that_made_the_labels() -> None:
@@ -58,4 +68,12 @@ def test_positions_come_from_the_records_labelled_for_the_side_to_move(tmp_path:
     # plies 4..8 are past the opening's two skipped plies; at ply 7 white must block black's
     # four and at ply 8 black completes it, so plies 4, 6 (black to move) and 5 are quiet
     assert list(samples.labels) == [1.0, 0.0, 1.0]
-    assert samples.features.shape == (3, 2 * len(tune.FITTED))
+    assert samples.features.shape == (3, len(tune.COLUMNS))
+
+
+def test_fitted_weights_go_back_to_their_tables_with_the_evaluation_sign() -> None:
+    """as_config inverts current_weights: each table gets its entries back, the opponent's
+    tables with the sign the evaluation subtracts them with."""
+    tables = tune.as_config(tune.current_weights())
+    for group in tune.GROUPS:
+        assert tables[group.name] == tuple(getattr(config, group.name)), group.name

@@ -8,10 +8,10 @@ from bot.core import tt
 from bot.core.evaluate import evaluate
 from bot.core.jit import kernel
 from bot.core.moves import make, unmake
-from bot.core.movepick import order_moves
+from bot.core.movepick import generate_moves, select_move
 from bot.core.score import INFINITY, MATE, MATE_BOUND
 from bot.core.searchstate import (
-    C_BEST, C_NODE_LIMIT, C_NODES, C_SELDEPTH, C_STOP, MAX_PLY, P_HISTORY, P_KILLERS,
+    C_BEST, C_NODE_LIMIT, C_NODES, C_SELDEPTH, C_STOP, MAX_PLY, P_BRANCH, P_HISTORY, P_KILLERS,
     P_LEAF_VCF, P_LEAF_VCF_NODES, P_LMR_MOVES, P_VCF_DEPTH, SearchState, search_state_type,
 )
 from bot.core.shapes import C_OPEN_THREE
@@ -85,20 +85,23 @@ def alphabeta(st: BoardState, ss: SearchState, depth: int, beta: int, ply: int,
 
     if forced:
         ss.moves[ply, 0] = opp_five
-        count, complete = 1, True
+        generated = 1
     else:
-        count, complete = order_moves(st, ss, ply, colour, tt_move, opp_three)
-    if count == 0:
+        generated = generate_moves(st, ss, ply, colour, tt_move, opp_three)
+    if generated == 0:
         return 0
+    count = min(generated, ss.config[P_BRANCH])
+    complete = count == generated
     best = -INFINITY if complete else -MATE_BOUND
-    best_move = ss.moves[ply, 0]
+    first = select_move(ss, ply, 0, generated)
+    best_move = first
     if best >= beta:  # the moves left out already hold the bound
         return best
     next_depth = depth if forced else depth - 1
     lmr_moves = ss.config[P_LMR_MOVES]
     reducible = lmr_moves > 0 and not forced and not opp_three and depth >= 2
     for i in range(count):
-        cell = ss.moves[ply, i]
+        cell = first if i == 0 else select_move(ss, ply, i, generated)
         reduction = 0
         if (reducible and i >= lmr_moves and st.classes[colour - 1, cell] < C_OPEN_THREE
                 and st.classes[2 - colour, cell] < C_OPEN_THREE):

@@ -19,12 +19,12 @@ TT_MOVE_BONUS = 1 << 50  # above every other score: the table's move is tried fi
 
 
 @kernel()
-def order_moves(st: BoardState, ss: SearchState, ply: int, colour: int, tt_move: int,
-                restrict: bool) -> tuple[int, bool]:
-    """Fill ss.moves[ply] with legal candidates, best first, at most config[P_BRANCH] of them;
-    returns (moves kept, whether they are all the moves generated).  With ``restrict`` (the
-    opponent has an open three) only fours and cells on their lines are generated.  Order: the
-    table's move, then by class weights; among equal weights killers, then history."""
+def generate_moves(st: BoardState, ss: SearchState, ply: int, colour: int, tt_move: int,
+                   restrict: bool) -> int:
+    """Fill ss.moves[ply] and ss.scores[ply] with the legal candidates and their ordering
+    scores, unsorted; returns how many.  With ``restrict`` (the opponent has an open three)
+    only fours and cells on their lines are generated.  Score: the table's move first, then
+    class weights; among equal weights killers, then history."""
     own, opp = colour - 1, 2 - colour
     config = ss.config
     use_history = config[P_HISTORY] != 0
@@ -51,14 +51,33 @@ def order_moves(st: BoardState, ss: SearchState, ply: int, colour: int, tt_move:
         ss.moves[ply, count] = cell
         ss.scores[ply, count] = score
         count += 1
-    keep = min(count, config[P_BRANCH])
-    for i in range(keep):  # partial selection sort: the best ``keep`` moves, in order
-        best = i
-        for j in range(i + 1, count):
-            if ss.scores[ply, j] > ss.scores[ply, best]:
-                best = j
-        if best != i:
-            cell, score = ss.moves[ply, i], ss.scores[ply, i]
-            ss.moves[ply, i], ss.scores[ply, i] = ss.moves[ply, best], ss.scores[ply, best]
-            ss.moves[ply, best], ss.scores[ply, best] = cell, score
+    return count
+
+
+@kernel()
+def select_move(ss: SearchState, ply: int, index: int, count: int) -> int:
+    """One step of selection sort: move the best-scored of entries ``index..count-1`` of
+    ss.moves[ply] to ``index`` and return it (the first of equal scores wins).  Picking moves
+    one at a time costs nothing for the moves a cutoff never reaches."""
+    best = index
+    for j in range(index + 1, count):
+        if ss.scores[ply, j] > ss.scores[ply, best]:
+            best = j
+    cell = ss.moves[ply, best]
+    if best != index:
+        score = ss.scores[ply, best]
+        ss.moves[ply, best], ss.scores[ply, best] = ss.moves[ply, index], ss.scores[ply, index]
+        ss.moves[ply, index], ss.scores[ply, index] = cell, score
+    return int(cell)
+
+
+@kernel()
+def order_moves(st: BoardState, ss: SearchState, ply: int, colour: int, tt_move: int,
+                restrict: bool) -> tuple[int, bool]:
+    """``generate_moves``, then the best config[P_BRANCH] of them sorted to the front of
+    ss.moves[ply]; returns (moves kept, whether they are all the moves generated)."""
+    count = generate_moves(st, ss, ply, colour, tt_move, restrict)
+    keep = min(count, ss.config[P_BRANCH])
+    for i in range(keep):
+        select_move(ss, ply, i, count)
     return int(keep), keep == count

@@ -42,6 +42,7 @@ OPEN_FOUR = 7  #  . X X X * .    straight four: fives threatened at both ends
 FIVE = 8  #       X X X X *      a winning five under the rule (exactly five, unblocked for caro)
 OVERLINE = 9  #   X X X X X *    six or more where that does not win (exact five, renju black)
 
+SHAPES = 10
 SHAPE_NAMES = (
     "none", "two", "open_two", "three", "open_three", "four", "four_four", "open_four", "five",
     "overline",

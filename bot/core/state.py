@@ -47,6 +47,7 @@ class BoardState(NamedTuple):
     candidates: np.ndarray  # int64[size]: empty cells with near > 0, first meta[M_CANDIDATES]
     candidate_index: np.ndarray  # int64[size]: position in candidates, or -1
     class_counts: np.ndarray  # int64[2, CLASSES]: candidate cells of each class, per colour
+    shape_counts: np.ndarray  # int64[2, SHAPES]: (candidate cell, direction) pairs of each shape
     history: np.ndarray  # int64[max_ply, 2]: played cell and its former candidate index
     hashes: np.ndarray  # uint64[8]: Zobrist key of each symmetric image of the position
     steps: np.ndarray  # int64[4]: index step of each direction (→, ↓, ↘, ↙)
@@ -178,6 +179,7 @@ def new_state(width: int, height: int, rule: int) -> BoardState:
         candidates=np.zeros(size, dtype=np.int64),
         candidate_index=np.full(size, -1, dtype=np.int64),
         class_counts=np.zeros((2, shapes.CLASSES), dtype=np.int64),
+        shape_counts=np.zeros((2, shapes.SHAPES), dtype=np.int64),
         history=np.zeros((width * height + 1, 2), dtype=np.int64),
         hashes=np.zeros(8, dtype=np.uint64),
         steps=steps,
@@ -216,7 +218,7 @@ def state_type() -> Any:
         meta=empty(np.int64, 1), board=empty(np.int8, 1), keys=empty(np.int32, 2),
         words=empty(np.uint16, 2), classes=empty(np.uint8, 2), near=empty(np.int16, 1),
         candidates=empty(np.int64, 1), candidate_index=empty(np.int64, 1),
-        class_counts=empty(np.int64, 2),
+        class_counts=empty(np.int64, 2), shape_counts=empty(np.int64, 2),
         history=empty(np.int64, 2), hashes=empty(np.uint64, 1), steps=empty(np.int64, 1),
         near_offsets=empty(np.int64, 1), zobrist=empty(np.uint64, 3),
         shape_table=empty(np.uint8, 2), class_table=empty(np.uint8, 1),

@@ -18,14 +18,14 @@ ORDER_OPP = (0, 1, 4, 12, 6, 20, 100, 30, 300, 400, 600, 1500)
 # Evaluation: the score of a position is the sum over candidate cells of EVAL_OWN[the mover's
 # class there] minus EVAL_OPP[the opponent's class there].  Fitted to game outcomes by
 # ``python -m bot.tune`` (its docstring says how); the scale is about 300 per unit of log-odds.
-EVAL_OWN = (0, 6, 0, 15, 19, 57, 118, 133, 500, 700, 900, 3000)
-EVAL_OPP = (0, 5, -6, 12, 19, 37, 44, 132, 276, 400, 152, 1500)
+EVAL_OWN = (0, 5, -26, -59, -34, -53, -115, -174, 446, 700, 900, 3000)
+EVAL_OPP = (0, 3, -36, -58, -4, -8, -22, 144, 306, 400, 144, 1500)
 # ... plus, per line shape (none, two, open_two, three, open_three, four, four_four, open_four,
 # five, overline), SHAPE_OWN[shape] for each direction of each candidate cell of the mover's,
 # minus SHAPE_OPP[shape] for the opponent's: a cell with more than one useful line scores more
 # than its class alone says.
-SHAPE_OWN = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-SHAPE_OPP = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+SHAPE_OWN = (0, 3, 34, 41, 107, 273, 0, 0, 0, 0)
+SHAPE_OPP = (0, 4, 33, 10, 37, -42, 0, 91, 0, 0)
 
 
 @dataclass(frozen=True)
@@ -51,6 +51,22 @@ class Config:
     # Nodes one leaf VCF may spend before it gives up (0: no limit): smaller keeps positions
     # full of fours from eating the search, and misses long VCFs there.
     leaf_vcf_nodes: int = 200
+    # Answer an open three without using up depth (only the blocks and fours are searched
+    # there): the search sees twice as far along threat lines, at the cost of more nodes in
+    # positions full of threes.
+    three_extension: bool = False
+    # Before searching, look for the opponent's win by fours (as if we passed) and, if it has
+    # one, search at the root only the moves after which it has none (one such move is played
+    # at once): never misses a defence the main search would cut, costs a VCF per root move.
+    # Off: at 200 ms per move it scored 0.477 over 217 games (-16 Elo, +-46), no gain.
+    root_defence: bool = False
+    # Nodes the root defence may spend on its VCF searches, per millisecond of the turn's
+    # budget, before it gives up (and the root keeps every move): more handles positions full
+    # of fours, and takes time from the search (a VCF node costs about 5 microseconds).
+    defence_nodes_per_ms: int = 20
+    # Spend more of the turn when the best move changes or the score drops between iterations,
+    # less when it is settled (bot.timeman.Pacing); off: a fixed share of the turn.
+    pacing: bool = False
     # Before the main search, look for a win by continuous threats (fours and open threes) of
     # at most vct_threats threats, spending vct_nodes_per_ms nodes per millisecond of the turn
     # budget and never more than vct_max_nodes (0: never): more finds longer wins, and leaves
@@ -74,6 +90,7 @@ class Config:
         array[slots.P_KILLERS] = int(self.killers)
         array[slots.P_LMR_MOVES] = self.lmr_moves
         array[slots.P_LEAF_VCF_NODES] = self.leaf_vcf_nodes
+        array[slots.P_THREE_EXTENSION] = int(self.three_extension)
         array[slots.P_ORDER_OWN:slots.P_ORDER_OWN + slots.CLASSES] = self.order_own
         array[slots.P_ORDER_OPP:slots.P_ORDER_OPP + slots.CLASSES] = self.order_opp
         array[slots.P_EVAL_OWN:slots.P_EVAL_OWN + slots.CLASSES] = self.eval_own

@@ -13,6 +13,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 
+import numpy as np
 import psutil
 
 from bot import driver, timeman
@@ -22,10 +23,10 @@ from bot.core.board import Board, Point
 from bot.core.errors import BoardError
 from bot.core.evaluate import evaluate
 from bot.core.movepick import order_moves
-from bot.core.threats import vct
+from bot.core.threats import leaf_vcf, threat_defences, vct
 from bot.core.score import MATE, MATE_BOUND
 from bot.core.searchstate import (
-    C_NODE_LIMIT, C_NODES, C_SELDEPTH, C_STOP, C_TSS_NODES, SearchState, forget_heuristics,
+    C_GENERATION, C_NODE_LIMIT, C_NODES, C_ROOT_FILTER, C_SELDEPTH, C_STOP, C_TSS_NODES, SearchState, forget_heuristics,
     forget_threats,
     new_search_state,
 )
@@ -43,6 +44,9 @@ MAX_DEPTH = 60  # iterative deepening stops here even with time left
 # SWAP2_MARGIN counts as balanced.  A larger margin swaps less and proposes more.
 SWAP2_SHARE = 0.3
 SWAP2_MARGIN = 150
+# Depth of the search that scores each candidate opening of the first swap2 stage: deeper judges
+# the openings better and needs more of the turn.
+SWAP2_OPENING_DEPTH = 6
 
 
 class Engine:
@@ -199,6 +203,7 @@ class Engine:
             self._table_used = True
             ss.ctrl[:] = 0
             ss.ctrl[C_NODE_LIMIT] = limits.max_nodes
+            ss.ctrl[C_GENERATION] = search & tt.GENERATION_MASK
             forget_heuristics(ss)
             if self._stop_before > self._running:
                 self._stop_cause = "request"
@@ -228,20 +233,29 @@ class Engine:
                 on_info(SearchInfo(0, plies, MATE - plies, nodes, _ms_since(start),
                                    [board.point(cell)]))
             return Result(board.point(cell), MATE - plies, 0, nodes, _ms_since(start), "proven")
+        defences = self._root_defences(board, colour, budget.maximum_ms)
+        if defences == 1:  # one move stops the opponent's win by fours: nothing to search
+            timer.cancel()
+            cell = int(np.flatnonzero(ss.root_mask)[0])
+            return Result(board.point(cell), 0, 0, int(ss.ctrl[C_NODES]), _ms_since(start),
+                          "forced")
         best_cell, score, depth = board.cell(*fallback), 0, 0
         max_depth = min(limits.max_depth or MAX_DEPTH, MAX_DEPTH)
         cause: StopCause | None = None
+        pacing = timeman.Pacing(budget)
         try:
             for iteration in driver.iterate(board, ss, colour, max_depth):
                 depth, score = iteration.depth, iteration.score
                 if iteration.best_cell >= 0:
                     best_cell = iteration.best_cell
+                if self.config.pacing:
+                    pacing.update(best_cell, score)
                 if on_info is not None:
                     pv = driver.principal_variation(board, ss, best_cell, depth)
                     on_info(SearchInfo(depth, int(ss.ctrl[C_SELDEPTH]), score,
                                        int(ss.ctrl[C_NODES]), _ms_since(start),
                                        [board.point(c) for c in pv]))
-                if _ms_since(start) > budget.optimum_ms and depth < max_depth:
+                if _ms_since(start) > pacing.optimum_ms and depth < max_depth:
                     cause = "optimum"
                     break
         finally:
@@ -259,6 +273,23 @@ class Engine:
         if not board.is_legal(*move, colour):
             move = fallback
         return Result(move, score, depth, int(ss.ctrl[C_NODES]), _ms_since(start), cause)
+
+    def _root_defences(self, board: Board, colour: int, budget_ms: float) -> int:
+        """With config.root_defence, when the opponent would win by fours were it its turn:
+        limit the root to the moves that stop it (ctrl[C_ROOT_FILTER]) and return how many
+        there are; -1 without such a threat, with a win by fours of our own, or with the switch
+        off; 0 when nothing stops it (the root then keeps every move)."""
+        ss = self._search
+        fours = self.config.vcf_depth
+        if not self.config.root_defence or fours <= 0:
+            return -1
+        nodes = max(1, int(budget_ms * self.config.defence_nodes_per_ms))
+        if leaf_vcf(board.state, ss, colour, fours, nodes) > 0:
+            return -1  # a win of our own comes first; the search finds it
+        count = int(threat_defences(board.state, ss, colour, fours, nodes, ss.root_mask))
+        if count > 0:
+            ss.ctrl[C_ROOT_FILTER] = 1
+        return count
 
     def _threat_win(self, board: Board, colour: int, budget_ms: float) -> tuple[int, int] | None:
         """(plies, first cell) of a win by continuous threats found within the configured
@@ -297,7 +328,8 @@ class Engine:
         """Our turn in the swap2 opening; the board holds the stones placed so far (black,
         white, black, ...), and the stones we place are played on it.
 
-        0 stones: we propose three (black, white, black) around the centre.
+        0 stones: we propose the three (black, white, black) around the centre that a short
+        search finds most balanced (``balanced_opening``).
         3 stones: we are white by default.  Black clearly better: SWAP (we take black); white
         clearly better: play white's move; balanced: add a white and a black stone and let the
         opponent choose.  5 stones: SWAP when white to move is worse, else play white's move."""
@@ -306,8 +338,7 @@ class Engine:
         if stones not in (0, 3, 5):
             raise BoardError(f"swap2 with {stones} stones (0, 3 or 5 expected)")
         if stones == 0:
-            cx, cy = board.width // 2, board.height // 2
-            opening = ((cx, cy), (cx + 1, cy - 1), (cx + 1, cy + 1))
+            opening, _ = self.balanced_opening(limits, request)
             self.setup([(x, y, colour) for (x, y), colour in zip(opening, (1, 2, 1))])
             return Swap2Answer(False, opening)
         share = dataclasses.replace(limits,
@@ -322,6 +353,42 @@ class Engine:
         black = self.think(share, request=request)
         self.play(*black.move)
         return Swap2Answer(False, (white.move, black.move))
+
+
+    def balanced_opening(self, limits: Limits, request: int | None = None
+                         ) -> tuple[tuple[Point, Point, Point], int]:
+        """The three-stone opening (black on the centre, white beside it, black within two
+        cells) whose searched score for white to move is nearest 0, and that score.  Every
+        such opening up to symmetry (the 26 of renju's tradition on a square board) gets a
+        search of at most SWAP2_OPENING_DEPTH plies and an equal share of SWAP2_SHARE of the
+        turn; the board is left empty."""
+        board = self.require_board()
+        cx, cy = board.width // 2, board.height // 2
+        centre = (cx, cy)
+        candidates: list[tuple[Point, Point, Point]] = []
+        seen: set[int] = set()
+        for white in ((cx + 1, cy), (cx + 1, cy - 1)):
+            for dy in range(-2, 3):
+                for dx in range(-2, 3):
+                    black = (cx + dx, cy + dy)
+                    if black in (centre, white):
+                        continue
+                    self.setup([(*centre, 1), (*white, 2), (*black, 1)])
+                    key = board.canonical_key()[0]
+                    if key not in seen:
+                        seen.add(key)
+                        candidates.append((centre, white, black))
+        share = int(limits.timeout_turn_ms * SWAP2_SHARE / len(candidates))
+        depth = min(limits.max_depth or SWAP2_OPENING_DEPTH, SWAP2_OPENING_DEPTH)
+        each = dataclasses.replace(limits, timeout_turn_ms=max(share, 1), max_depth=depth)
+        best, best_score = candidates[0], None
+        for opening in candidates:
+            self.setup([(x, y, colour) for (x, y), colour in zip(opening, (1, 2, 1))])
+            score = self.think(each, request=request).score
+            if best_score is None or abs(score) < abs(best_score):
+                best, best_score = opening, score
+        self.setup([])
+        return best, int(best_score or 0)
 
 
 def _process_bytes() -> int:

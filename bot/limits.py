@@ -16,8 +16,10 @@ UNLIMITED_MS = 2147483647  # the protocol's "no limit" value for time_left
 #   optimum   the soft time budget was spent: another iteration would not have finished
 #   request   Engine.stop was called (YXSTOP, END), before or during the search
 #   proven    the score is a proven win
+#   forced    one move alone stops the opponent's win by fours: played without search
 #   no_search the move needed no search (the first stone of the game)
-StopCause = Literal["depth", "nodes", "time", "optimum", "request", "proven", "no_search"]
+StopCause = Literal["depth", "nodes", "time", "optimum", "request", "proven", "forced",
+                    "no_search"]
 
 
 @dataclass(frozen=True)

@@ -24,10 +24,46 @@ OPTIMUM_SHARE = 0.45
 FAST_MS = 60.0
 
 
+# Pacing (Config.pacing): the optimum is scaled by how unsettled the search is.  Each change of
+# the best move adds CHANGE_WEIGHT to the instability, which halves every iteration; a score that
+# drops by more than SCORE_DROP adds DROP_WEIGHT.  The optimum is multiplied by
+# SETTLED_SCALE + instability, capped at UNSETTLED_CAP: a larger range moves more time from
+# quiet moves to sharp ones, at the risk of starting iterations that the hard stop cuts.
+CHANGE_WEIGHT = 0.6
+SCORE_DROP = 120
+DROP_WEIGHT = 0.5
+SETTLED_SCALE = 0.7
+UNSETTLED_CAP = 1.8
+
+
 @dataclass(frozen=True)
 class Budget:
     optimum_ms: float
     maximum_ms: float
+
+
+class Pacing:
+    """The optimum of one move, adjusted after each iteration by how settled the search is."""
+
+    def __init__(self, budget: Budget) -> None:
+        self.budget = budget
+        self.instability = 0.0
+        self.best = -1
+        self.score: int | None = None
+
+    def update(self, best: int, score: int) -> None:
+        """Record a completed iteration's best move and score."""
+        self.instability *= 0.5
+        if self.best >= 0 and best != self.best:
+            self.instability += CHANGE_WEIGHT
+        if self.score is not None and score < self.score - SCORE_DROP:
+            self.instability += DROP_WEIGHT
+        self.best, self.score = best, score
+
+    @property
+    def optimum_ms(self) -> float:
+        scale = min(SETTLED_SCALE + self.instability, UNSETTLED_CAP)
+        return min(self.budget.optimum_ms * scale, self.budget.maximum_ms)
 
 
 def budget(limits: Limits) -> Budget:

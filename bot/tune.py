@@ -9,13 +9,16 @@ a small L2 penalty, Newton's method).  Quiet: no five to make or block and no op
 so the label is not decided by a tactic the search sees anyway.  ``--write`` puts the weights
 into bot/config.py (EVAL_OWN, EVAL_OPP, SHAPE_OWN and SHAPE_OPP).
 
-The weights committed came from self-play of the engine as it was at the commit before the
-history heuristic (stopped after 362 games; 6,990 quiet positions; cross-entropy 0.696 with
-the old weights, 0.491 fitted, 0.693 for a constant):
-    python -m protocol.arena.openings.generate --random 600 --stones 4 --out openings.txt
-    sente-match --selfplay '' '' --openings openings.txt --games 1200 --concurrency 2 \\
+The weights committed (classes and line shapes) came from self-play of the engine at the commit
+that added the line-shape features (weights of the shapes 0): 459 games at 100 ms per move, plus
+the 360 games at 200 ms of three SPRT runs of the same days, 15,418 quiet positions;
+cross-entropy 0.540 with the previous weights, 0.498 fitted, 0.693 for a constant (held out: a
+fit on the 459 games alone took the other games' cross-entropy from 0.599 to 0.564):
+    python -m protocol.arena.openings.generate --random 600 --stones 4 --seed 11 \\
+        --out openings.txt
+    sente-match --selfplay '' '' --openings openings.txt --games 600 --concurrency 2 \\
         --timeout-turn 100 --tolerance 4000 --out matches/tune-data
-    python -m bot.tune matches/tune-data --write
+    python -m bot.tune matches/tune-data matches/sprt-* --write
 """
 
 from __future__ import annotations

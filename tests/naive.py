@@ -359,3 +359,61 @@ def vcf_wins(pos: Position, colour: int, fours_left: int) -> bool:
         if won:
             return True
     return False
+
+
+def vct_wins(pos: Position, attacker: int, threats_left: int, attacking: bool = True) -> bool:
+    """Whether ``attacker`` wins by continuous threats (fours and open threes) within
+    ``threats_left`` threats, by brute force over the rules of bot.core.threats._vct (freestyle
+    or exact five): the attacker tries every cell of class open three or better (only the
+    block of the defender's single five, if it has one); the defender must block a single
+    five, wins with a five, an open four or double four, or a VCF of its own, and otherwise
+    must answer an open three with a cell where either side makes a four; an empty answer set,
+    or no three to answer, fails the attack."""
+    defender = 3 - attacker
+    cells = candidates(pos)
+    if attacking:
+        if any(wins(pos, x, y, attacker) for x, y in cells):
+            return True
+        opp_fives = [(x, y) for x, y in cells if wins(pos, x, y, defender)]
+        if len(opp_fives) >= 2:
+            return False
+        if not opp_fives and any(cell_class(pos, x, y, attacker) in (C_DOUBLE_FOUR, C_OPEN_FOUR)
+                                 for x, y in cells):
+            return True
+        if threats_left <= 0:
+            return False
+        for x, y in sorted(cells):
+            kind = cell_class(pos, x, y, attacker)
+            if opp_fives and (x, y) != opp_fives[0] or kind < C_OPEN_THREE or kind == C_FIVE:
+                continue
+            pos.stones[(x, y)] = attacker
+            won = vct_wins(pos, attacker, threats_left - 1, False)
+            del pos.stones[(x, y)]
+            if won:
+                return True
+        return False
+    if any(wins(pos, x, y, defender) for x, y in cells):
+        return False
+    fives = [(x, y) for x, y in cells if wins(pos, x, y, attacker)]
+    if len(fives) >= 2:
+        return True
+    if fives:
+        pos.stones[fives[0]] = defender
+        won = vct_wins(pos, attacker, threats_left, True)
+        del pos.stones[fives[0]]
+        return won
+    three = any(cell_class(pos, x, y, attacker) == C_OPEN_FOUR for x, y in cells)
+    if not three or any(cell_class(pos, x, y, defender) in (C_DOUBLE_FOUR, C_OPEN_FOUR)
+                        for x, y in cells):
+        return False
+    if vcf_wins(pos, defender, 12):
+        return False
+    answers = [(x, y) for x, y in sorted(cells) if cell_class(pos, x, y, attacker) >= C_FOUR
+               or cell_class(pos, x, y, defender) >= C_FOUR]
+    for x, y in answers:
+        pos.stones[(x, y)] = defender
+        won = vct_wins(pos, attacker, threats_left, True)
+        del pos.stones[(x, y)]
+        if not won:
+            return False
+    return bool(answers)

@@ -9,7 +9,7 @@ import pytest
 
 from bot import engine as engine_module
 from bot.core import tt
-from bot.engine import MAX_DEPTH, Engine
+from bot.engine import MAX_DEPTH, SWAP2_MARGIN, Engine
 from bot.limits import Limits
 from bot.timeman import Budget
 
@@ -201,6 +201,26 @@ def test_swap2_proposes_three_stones_around_the_centre() -> None:
     board = engine.require_board()
     assert [board.stone(*p) for p in answer.stones] == [1, 2, 1]
     assert all(abs(x - 7) <= 2 and abs(y - 7) <= 2 for x, y in answer.stones)
+
+
+def test_the_proposed_opening_is_the_most_balanced_of_the_26() -> None:
+    engine = Engine()
+    engine.new_game(15, 15, 0)
+    opening, score = engine.balanced_opening(SWAP2_LIMITS)
+    assert abs(score) <= SWAP2_MARGIN and engine.require_board().ply == 0
+    # searched one by one, no other opening is nearer 0 (a fresh engine for each search)
+    scores = {}
+    for white in ((8, 7), (8, 6)):
+        for x in range(5, 10):
+            for y in range(5, 10):
+                if (x, y) not in ((7, 7), white):
+                    fresh = Engine()
+                    fresh.new_game(15, 15, 0)
+                    fresh.setup([(7, 7, 1), (*white, 2), (x, y, 1)])
+                    scores[fresh.require_board().canonical_key()[0]] = (
+                        fresh.think(SWAP2_LIMITS).score)
+    assert len(scores) == 26
+    assert abs(score) <= min(abs(s) for s in scores.values())
 
 
 @pytest.mark.parametrize("stones", [

@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 import random
 
+import numpy as np
 import pytest
 
 from bot.config import Config
 from bot.core import searchstate
 from bot.core.score import MATE_BOUND
-from bot.core.threats import leaf_vcf, vcf, vct
+from bot.core.threats import leaf_vcf, scan_threats, threat_defences, vcf, vcf_line, vct
 from bot.engine import Engine
 from bot.limits import Limits
 from tests import naive
@@ -184,3 +185,123 @@ def test_a_leaf_vcf_gives_up_within_its_node_budget() -> None:
     assert 3 < ctrl[searchstate.C_TSS_NODES] <= 5 and ctrl[searchstate.C_TSS_LIMIT] == 0
     # a search cut short remembered nothing: with the budget lifted, the win is found
     assert leaf_vcf(board.state, engine._search, colour, fours, 0) > 0
+
+
+@pytest.mark.pure_python
+def test_the_defences_of_a_threat_are_the_moves_after_which_brute_force_finds_no_vcf() -> None:
+    rng = random.Random(11)
+    engine = Engine()
+    mask = np.zeros(searchstate.MAX_CELLS, dtype=np.int8)
+    threatened = 0
+    for _ in range(scaled(40)):
+        stones = four_rich_position(rng, 9)
+        engine.new_game(9, 9, 0)
+        engine.setup(stones)
+        board = engine.require_board()
+        colour, other = board.side_to_move(), 3 - board.side_to_move()
+        position = naive.Position(9, 9, 0, {(x, y): c for x, y, c in stones})
+        cells = naive.candidates(position)
+        if any(naive.wins(position, x, y, c) for x, y in cells for c in (1, 2)):
+            continue  # a five to make or to block first
+        count = threat_defences(board.state, engine._search, colour, 3, 10**9, mask)
+        if not naive.vcf_wins(position, other, 3):
+            assert count == -1
+            continue
+        threatened += 1
+        expected = set()
+        for x, y in cells:
+            position.stones[(x, y)] = colour
+            if not naive.vcf_wins(position, other, 3):
+                expected.add((x, y))
+            del position.stones[(x, y)]
+        marked = {board.point(int(c)) for c in np.flatnonzero(mask)}
+        assert marked == expected and count == len(expected), stones
+    assert threatened >= scaled(40) // 8
+
+
+@pytest.mark.parametrize("case", puzzles("vcf"), ids=lambda c: c["id"])
+def test_the_vcf_line_is_a_sequence_of_fours_and_forced_blocks_that_wins(case: dict) -> None:
+    engine = engine_with(4, case["black"], case["white"])
+    board = engine.require_board()
+    attacker = 1 if case["to_move"] == "black" else 2
+    line = np.zeros(256, dtype=np.int64)
+    length = vcf_line(board.state, engine._search, attacker, 20, line)
+    points = [board.point(int(c)) for c in line[:length]]
+    assert length > 0
+    i = 0
+    while not board.wins(*points[i], attacker):
+        assert board.is_legal(*points[i], attacker)
+        completions = [p for p in board.candidates() if board.wins(*p, attacker)]
+        board.play(*points[i], attacker)
+        after = [p for p in board.candidates() if board.wins(*p, attacker)]
+        if len(after) >= 2 or (len(after) == 1 and not board.is_legal(*after[0], 3 - attacker)):
+            assert set(after) <= set(points[i + 1:])  # the winning cells close the line
+            return
+        assert len(after) == 1 and after[0] == points[i + 1], "the reply is the forced block"
+        assert not completions or points[i] in completions
+        board.play(*points[i + 1], 3 - attacker)
+        i += 2
+    assert i == length - 1  # ends with the five
+
+
+def test_a_threat_with_one_defence_is_answered_at_once_with_it() -> None:
+    # found by a seeded scan of random positions: black to move, white would win by fours
+    # were it white's turn, and only (5, 6) stops every such win
+    stones = [(6, 8, 1), (7, 8, 2), (6, 4, 1), (5, 5, 2), (8, 7, 1), (5, 7, 2), (6, 5, 1),
+              (8, 6, 2), (9, 4, 1), (5, 8, 2), (8, 8, 1), (8, 9, 2), (9, 9, 1), (6, 6, 2)]
+    engine = Engine(Config(root_defence=True))
+    engine.new_game(15, 15, 0)
+    engine.setup(stones)
+    result = engine.think(QUICK)
+    assert result.stopped_by == "forced" and result.move == (5, 6)
+    # a budget too small to check every move gives no answer rather than a wrong one
+    mask = np.ones(searchstate.MAX_CELLS, dtype=np.int8)
+    board = engine.require_board()
+    engine.clear_hash()  # no remembered VCF results
+    assert threat_defences(board.state, engine._search, 1, 12, 50, mask) == -1
+    assert not mask.any() and engine._search.ctrl[searchstate.C_TSS_LIMIT] == 0
+    # without the root defence the search still finds it, only later
+    engine.config = Config(root_defence=False)
+    assert engine.think(QUICK).move == (5, 6)
+
+
+def test_under_a_threat_the_root_searches_only_the_defences() -> None:
+    rng = random.Random(2)
+    engine = Engine(Config(root_defence=True))
+    mask = np.zeros(searchstate.MAX_CELLS, dtype=np.int8)
+    checked = 0
+    for _ in range(scaled(60)):
+        engine.new_game(15, 15, 0)
+        engine.setup([(x + 3, y + 3, c) for x, y, c in four_rich_position(rng, 9)])
+        board = engine.require_board()
+        colour = board.side_to_move()
+        threats = scan_threats(board.state, colour)
+        if (threats[0] >= 0 or threats[1] > 0 or threats[3] >= 0
+                or vcf(board.state, engine._search, colour, 12) > 0):
+            continue  # a win of our own, or a five to block, comes first
+        if threat_defences(board.state, engine._search, colour, 12, 20_000, mask) > 1:
+            result = engine.think(QUICK)
+            assert mask[board.cell(*result.move)] == 1
+            checked += 1
+    assert checked >= 3
+
+
+@pytest.mark.pure_python
+def test_vct_with_its_memo_agrees_with_brute_force() -> None:
+    rng = random.Random(4)
+    engine = Engine()
+    wins = checked = 0
+    for _ in range(scaled(12)):
+        stones = four_rich_position(rng, 9)[:rng.randint(6, 10)]
+        engine.new_game(9, 9, 0)
+        engine.setup(stones)
+        board = engine.require_board()
+        colour = board.side_to_move()
+        position = naive.Position(9, 9, 0, {(x, y): c for x, y, c in stones})
+        for threats in (1, 2):
+            expected = naive.vct_wins(position, colour, threats)
+            plies, _ = vct(board.state, engine._search, colour, threats, 10**9)
+            assert (plies > 0) == expected, (stones, threats)
+            wins += expected
+            checked += 1
+    assert 0 < wins < checked

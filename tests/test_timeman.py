@@ -1,7 +1,7 @@
 """Turn budgets."""
 
 from bot.limits import Limits
-from bot.timeman import budget
+from bot.timeman import Pacing, budget
 
 
 def test_turn_limit_with_margin() -> None:
@@ -29,3 +29,23 @@ def test_match_time_without_time_left() -> None:
     b = budget(Limits(timeout_turn_ms=0 + 30000, timeout_match_ms=100000))
     assert b.maximum_ms <= 100000 / 25
 
+
+
+def test_pacing_gives_unsettled_searches_more_time_and_settled_ones_less() -> None:
+    b = budget(Limits(timeout_turn_ms=5000))
+    settled, unsettled = Pacing(b), Pacing(b)
+    for depth in range(6):
+        settled.update(10, 100 + depth)
+        unsettled.update(10 + depth % 2, 100 - 200 * depth)
+    assert settled.optimum_ms < b.optimum_ms < unsettled.optimum_ms <= b.maximum_ms
+
+
+def test_a_settled_search_regains_time_after_a_change() -> None:
+    b = budget(Limits(timeout_turn_ms=5000))
+    pacing = Pacing(b)
+    pacing.update(1, 0)
+    pacing.update(2, 0)
+    changed = pacing.optimum_ms
+    for _ in range(5):
+        pacing.update(2, 0)
+    assert pacing.optimum_ms < changed

@@ -11,8 +11,8 @@ from bot.core.moves import make, unmake
 from bot.core.movepick import generate_moves, select_move
 from bot.core.score import INFINITY, MATE, MATE_BOUND
 from bot.core.searchstate import (
-    C_BEST, C_NODE_LIMIT, C_NODES, C_SELDEPTH, C_STOP, MAX_PLY, P_BRANCH, P_HISTORY, P_KILLERS,
-    P_LEAF_VCF, P_LEAF_VCF_NODES, P_LMR_MOVES, P_VCF_DEPTH, SearchState, search_state_type,
+    C_BEST, C_GENERATION, C_NODE_LIMIT, C_NODES, C_SELDEPTH, C_STOP, MAX_PLY, P_BRANCH, P_HISTORY, P_KILLERS,
+    P_LEAF_VCF, P_LEAF_VCF_NODES, P_LMR_MOVES, P_THREE_EXTENSION, P_VCF_DEPTH, SearchState, search_state_type,
 )
 from bot.core.shapes import C_OPEN_THREE
 from bot.core.state import M_CANDIDATES, BoardState, state_type
@@ -91,13 +91,16 @@ def alphabeta(st: BoardState, ss: SearchState, depth: int, beta: int, ply: int,
     if generated == 0:
         return 0
     count = min(generated, ss.config[P_BRANCH])
+    # (a root cut down to the defences of a threat is complete: every move left out loses to
+    # a VCF, see threats.threat_defences)
     complete = count == generated
     best = -INFINITY if complete else -MATE_BOUND
     first = select_move(ss, ply, 0, generated)
     best_move = first
     if best >= beta:  # the moves left out already hold the bound
         return best
-    next_depth = depth if forced else depth - 1
+    extended = forced or (opp_three and ss.config[P_THREE_EXTENSION] != 0)
+    next_depth = depth if extended else depth - 1
     lmr_moves = ss.config[P_LMR_MOVES]
     reducible = lmr_moves > 0 and not forced and not opp_three and depth >= 2
     for i in range(count):
@@ -122,5 +125,6 @@ def alphabeta(st: BoardState, ss: SearchState, depth: int, beta: int, ply: int,
                 break
     if ply == 0 and best >= beta:
         ctrl[C_BEST] = best_move
-    tt.store(ss.tt_keys, ss.tt_data, key, depth, best, beta, best_move, ply)
+    tt.store(ss.tt_keys, ss.tt_data, key, depth, best, beta, best_move, ply,
+             ctrl[C_GENERATION])
     return best

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from bot.core.jit import kernel
 from bot.core.searchstate import (
-    P_BRANCH, P_HISTORY, P_KILLERS, P_ORDER_OPP, P_ORDER_OWN, SearchState,
+    C_ROOT_FILTER, P_BRANCH, P_HISTORY, P_KILLERS, P_ORDER_OPP, P_ORDER_OWN, SearchState,
 )
 from bot.core.shapes import C_FOUR
 from bot.core.state import M_CANDIDATES, BoardState
@@ -23,18 +23,22 @@ def generate_moves(st: BoardState, ss: SearchState, ply: int, colour: int, tt_mo
                    restrict: bool) -> int:
     """Fill ss.moves[ply] and ss.scores[ply] with the legal candidates and their ordering
     scores, unsorted; returns how many.  With ``restrict`` (the opponent has an open three)
-    only fours and cells on their lines are generated.  Score: the table's move first, then
+    only fours and cells on their lines are generated; at ply 0 under ctrl[C_ROOT_FILTER] only
+    the cells of ss.root_mask.  Score: the table's move first, then
     class weights; among equal weights killers, then history."""
     own, opp = colour - 1, 2 - colour
     config = ss.config
     use_history = config[P_HISTORY] != 0
     use_killers = config[P_KILLERS] != 0
+    filtered = ply == 0 and ss.ctrl[C_ROOT_FILTER] != 0
     count = 0
     for i in range(st.meta[M_CANDIDATES]):
         cell = st.candidates[i]
         mine = st.classes[own, cell]
         theirs = st.classes[opp, cell]
         if restrict and mine < C_FOUR and theirs < C_FOUR:
+            continue
+        if filtered and ss.root_mask[cell] == 0:
             continue
         if not is_legal(st, cell, colour):
             continue

@@ -22,9 +22,11 @@ VCF_ENTRIES = 1 << 18
 
 # ctrl[] slots: stop flag, nodes searched, node limit (0: none), best root move of the last
 # zero-window pass that failed high, deepest ply reached; the threat-space search's own node
-# count, its node limit and the first move of the win it found.
-C_STOP, C_NODES, C_NODE_LIMIT, C_BEST, C_SELDEPTH, C_TSS_NODES, C_TSS_LIMIT, C_TSS_MOVE = range(8)
-CTRL_SLOTS = 8
+# count, its node limit and the first move of the win it found; 1 when the root searches only
+# the cells marked in root_mask; the number of the search (for the table's replacement).
+(C_STOP, C_NODES, C_NODE_LIMIT, C_BEST, C_SELDEPTH, C_TSS_NODES, C_TSS_LIMIT, C_TSS_MOVE,
+ C_ROOT_FILTER, C_GENERATION) = range(10)
+CTRL_SLOTS = 10
 
 # config[] slots (bot.config fills them; see the comments there for what each trades off)
 P_BRANCH, P_VCF_DEPTH, P_LEAF_VCF = range(3)
@@ -40,7 +42,8 @@ P_HISTORY = P_SHAPE_OPP + SHAPES  # 1: order equally weighted moves by the histo
 P_KILLERS = P_HISTORY + 1  # 1: ... and the two latest moves that cut off at the same ply first
 P_LMR_MOVES = P_KILLERS + 1  # moves searched at full depth before late quiet ones are reduced
 P_LEAF_VCF_NODES = P_LMR_MOVES + 1  # node budget of one leaf VCF (0: none)
-CONFIG_SLOTS = P_LEAF_VCF_NODES + 1
+P_THREE_EXTENSION = P_LEAF_VCF_NODES + 1  # 1: answering an open three costs no depth
+CONFIG_SLOTS = P_THREE_EXTENSION + 1
 
 
 class SearchState(NamedTuple):
@@ -55,6 +58,7 @@ class SearchState(NamedTuple):
     scores: np.ndarray  # int64[MAX_PLY, MAX_MOVES]: ordering score per move
     history: np.ndarray  # int64[2, MAX_CELLS]: per colour and cell, sum of depth^2 of cutoffs
     killers: np.ndarray  # int64[MAX_PLY, 2]: latest cutoff moves per ply, newest first (-1)
+    root_mask: np.ndarray  # int8[MAX_CELLS]: 1 for the root moves searched under C_ROOT_FILTER
     config: np.ndarray  # int64[CONFIG_SLOTS]
 
 
@@ -71,6 +75,7 @@ def new_search_state(tt_entries: int, config: np.ndarray) -> SearchState:
         scores=np.zeros((MAX_PLY, MAX_MOVES), dtype=np.int64),
         history=np.zeros((2, MAX_CELLS), dtype=np.int64),
         killers=np.full((MAX_PLY, 2), -1, dtype=np.int64),
+        root_mask=np.zeros(MAX_CELLS, dtype=np.int8),
         config=np.ascontiguousarray(config, dtype=np.int64),
     )
 
@@ -95,5 +100,6 @@ def search_state_type() -> Any:
         vcf_keys=np.zeros(0, np.uint64), vcf_data=np.zeros(0, np.int64),
         ctrl=np.zeros(0, np.int64), moves=np.zeros((0, 0), np.int64),
         scores=np.zeros((0, 0), np.int64), history=np.zeros((0, 0), np.int64),
-        killers=np.zeros((0, 0), np.int64), config=np.zeros(0, np.int64))
+        killers=np.zeros((0, 0), np.int64), root_mask=np.zeros(0, np.int8),
+        config=np.zeros(0, np.int64))
     return numba.typeof(sample)

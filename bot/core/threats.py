@@ -61,6 +61,7 @@ def scan_threats(st: BoardState, colour: int) -> tuple[int, int, int, int, bool]
 
 WHITE_TO_MOVE_KEY = np.uint64(0x9E3779B97F4A7C15)  # xor-ed into the VCF memo key for white
 FOURS_SHIFT = 16  # vcf_data: fours searched above this bit, plies to the win below
+VCT_KEY = np.uint64(0xD1B54A32D192ED03)  # xor-ed into the memo key of a VCT attacker node
 
 
 @kernel()
@@ -176,6 +177,118 @@ def leaf_vcf(st: BoardState, ss: SearchState, colour: int, fours: int, node_limi
     return plies
 
 
+@kernel()
+def _add_five_points(st: BoardState, cell: int, colour: int, line: np.ndarray, n: int) -> int:
+    """Append to ``line`` (from index ``n``) every cell where ``colour`` completes a five
+    through its stone on ``cell``; returns the new length."""
+    for direction in range(4):
+        step = st.steps[direction]
+        for sign in (-1, 1):
+            for distance in range(1, 5):
+                other = cell + sign * distance * step
+                value = st.board[other]
+                if value == 0 and st.classes[colour - 1, other] == C_FIVE:
+                    line[n] = other
+                    n += 1
+                if value != colour:
+                    break
+    return n
+
+
+@kernel()
+def vcf_line(st: BoardState, ss: SearchState, colour: int, fours: int,
+             line: np.ndarray) -> int:
+    """A win by continuous fours for ``colour`` to move, written to ``line``: the attacker's
+    fours and the defender's blocks alternately, then the winning cells (the five, or the
+    winning four and the cells where it completes a five); returns its length, 0 when ``vcf``
+    finds no win within ``fours`` fours.  The board is left as it was."""
+    if vcf(st, ss, colour, fours) == 0:
+        return 0
+    other = 3 - colour
+    n = 0
+    made = 0
+    while True:
+        own_five, opp_fives, opp_five, own_win_four, _ = scan_threats(st, colour)
+        if own_five >= 0:
+            line[n] = own_five
+            n += 1
+            break
+        if opp_fives == 0 and own_win_four >= 0:
+            line[n] = own_win_four
+            make(st, own_win_four, colour)
+            made += 1
+            n = _add_five_points(st, own_win_four, colour, line, n + 1)
+            break
+        step_found = False
+        won = False
+        for i in range(st.meta[M_CANDIDATES]):
+            cell = st.candidates[i]
+            if st.classes[colour - 1, cell] < C_FOUR or (opp_fives == 1 and cell != opp_five):
+                continue
+            if not is_legal(st, cell, colour):
+                continue
+            make(st, cell, colour)
+            block = _five_points_through(st, cell, colour)
+            if block == -2 or (block >= 0 and not is_legal(st, block, other)):
+                line[n] = cell
+                n = _add_five_points(st, cell, colour, line, n + 1)
+                made += 1
+                won = True
+                break
+            if block >= 0:
+                make(st, block, other)
+                if vcf(st, ss, colour, fours - 1) > 0:
+                    line[n] = cell
+                    line[n + 1] = block
+                    n += 2
+                    made += 2
+                    fours -= 1
+                    step_found = True
+                    break
+                unmake(st)
+            unmake(st)
+        if won or not step_found:
+            break
+    for _ in range(made):
+        unmake(st)
+    return n
+
+
+@kernel()
+def threat_defences(st: BoardState, ss: SearchState, colour: int, fours: int,
+                    node_limit: int, mask: np.ndarray) -> int:
+    """Where ``colour`` (to move) can stop the opponent's win by continuous fours (within
+    ``fours`` fours) that the opponent would have were it its turn: marks 1 in ``mask``
+    (cleared first) every legal candidate after which the opponent has no such win, and
+    returns how many.  -1 when the opponent has no such win to stop, or when the VCF searches
+    it takes run past ``node_limit`` nodes in all (or the search is stopped): then nothing is
+    known and the mask is left clear."""
+    mask[:] = 0
+    ctrl = ss.ctrl
+    ctrl[C_TSS_NODES] = 0
+    ctrl[C_TSS_LIMIT] = node_limit
+    other = 3 - colour
+    count = -1
+    if vcf(st, ss, other, fours) > 0 and not _out_of_budget(ctrl):
+        count = 0
+        for i in range(st.meta[M_CANDIDATES]):
+            cell = st.candidates[i]
+            if not is_legal(st, cell, colour):
+                continue
+            make(st, cell, colour)
+            refuted = vcf(st, ss, other, fours) == 0
+            unmake(st)
+            if _out_of_budget(ctrl):
+                mask[:] = 0
+                count = -1
+                break
+            if refuted:
+                mask[cell] = 1
+                count += 1
+    ctrl[C_TSS_LIMIT] = 0
+    return count
+
+
 # Constants passed to recursive kernels as int64 values, never as Python literals: a literal
 # argument would make numba compile (and cache) a second, broken overload (see jit.py).
 ATTACKING: int = cast(int, np.int64(1))
@@ -217,6 +330,16 @@ def _vct(st: BoardState, ss: SearchState, attacker: int, attacking: int, threats
             return 3
         if threats_left <= 0:
             return 0
+        key = _vcf_key(st, attacker) ^ VCT_KEY
+        slot = key & np.uint64(ss.vcf_keys.shape[0] - 1)
+        if ply > 0 and ss.vcf_keys[slot] == key:
+            stored = ss.vcf_data[slot]
+            plies = stored & ((1 << FOURS_SHIFT) - 1)
+            if plies > 0 and plies <= 2 * threats_left + 3:
+                return int(plies)
+            if plies == 0 and (stored >> FOURS_SHIFT) >= threats_left:
+                return 0
+        result = 0
         for i in range(st.meta[M_CANDIDATES]):
             cell = st.candidates[i]
             kind = st.classes[attacker - 1, cell]
@@ -230,8 +353,14 @@ def _vct(st: BoardState, ss: SearchState, attacker: int, attacking: int, threats
             if found > 0:
                 if ply == 0:
                     ctrl[C_TSS_MOVE] = cell
-                return found + 1
-        return 0
+                result = found + 1
+                break
+            if _out_of_budget(ctrl):
+                break
+        if not _out_of_budget(ctrl):  # a search cut short proves nothing
+            ss.vcf_keys[slot] = key
+            ss.vcf_data[slot] = (threats_left << FOURS_SHIFT) | result
+        return result
     defender = mover
     if own_five >= 0:
         return 0

@@ -1,15 +1,17 @@
 """The transposition table: entry layout, probe, store and the principal variation.
 
-One entry per slot, replaced always; the slot is the key's low bits (the table has a power of two
-entries).  Entry ``i``:
+Entries come in buckets of BUCKET consecutive slots; a key's bucket is given by its low bits
+(the table has a power of two entries).  Entry ``i``:
 
     keys[i]        full 64-bit Zobrist key of the position (0 = empty slot)
     data[i, LOWER] lower bound of the score   } mate scores relative to the node
     data[i, UPPER] upper bound of the score   } (bot.core.score.to_node)
-    data[i, INFO]  depth << 16 | (best cell + 1)   (best cell -1 = none)
+    data[i, INFO]  generation << 32 | depth << 16 | (best cell + 1)   (best cell -1 = none)
 
-A store at another depth, or for another key, starts the bounds afresh; at the same depth it
-narrows the bound the search proved (MTD(f) visits a node with several windows).
+A store for a key already in the bucket uses its entry: at another depth it starts the bounds
+afresh, at the same depth it narrows the bound the search proved (MTD(f) visits a node with
+several windows).  A new key replaces the bucket's least valuable entry: one from an earlier
+search (generation) before one of this search, and among those the shallowest.
 """
 
 from __future__ import annotations
@@ -24,9 +26,18 @@ from bot.core.state import BoardState
 LOWER, UPPER, INFO = range(3)
 DATA_SLOTS = 3
 ENTRY_BYTES = 8 + DATA_SLOTS * 8
-MIN_ENTRIES = 1 << 10
+MIN_ENTRIES = 1 << 10  # a multiple of BUCKET
 CELL_MASK = 0xFFFF
 DEPTH_SHIFT = 16
+DEPTH_MASK = 0xFFFF
+GENERATION_SHIFT = 32
+GENERATION_MASK = 0xFFFF
+# Entries per bucket: more keeps deep entries longer against a stream of shallow ones, at the
+# cost of comparing more keys per probe.
+BUCKET = 4
+# In the choice of the entry to replace, an entry of an earlier search counts as this much
+# shallower: larger clears old entries sooner.
+AGE_PENALTY = 64
 
 
 def new_table(entries: int, resident: bool = False) -> tuple[np.ndarray, np.ndarray]:
@@ -54,15 +65,32 @@ def clear(keys: np.ndarray) -> None:
 
 
 @kernel()
+def _bucket(keys: np.ndarray, key: np.uint64) -> int:
+    """The first slot of ``key``'s bucket."""
+    return int(np.int64(key & np.uint64(keys.shape[0] - 1)) & np.int64(-BUCKET))
+
+
+@kernel()
+def _find(keys: np.ndarray, key: np.uint64) -> int:
+    """The slot holding ``key`` in its bucket, or -1."""
+    base = _bucket(keys, key)
+    for j in range(BUCKET):
+        if keys[base + j] == key:
+            return base + j
+    return -1
+
+
+@kernel()
 def probe(keys: np.ndarray, data: np.ndarray, key: np.uint64, depth: int, beta: int,
           ply: int) -> tuple[int, int, bool]:
     """(best cell or -1, score, cut): ``cut`` when an entry of at least ``depth`` proves the
     score on one side of ``beta`` (then ``score`` is that bound, counted from the root)."""
-    slot = key & np.uint64(keys.shape[0] - 1)
-    if keys[slot] != key:
+    slot = _find(keys, key)
+    if slot < 0:
         return -1, 0, False
-    move = (data[slot, INFO] & CELL_MASK) - 1
-    if (data[slot, INFO] >> DEPTH_SHIFT) >= depth:
+    info = data[slot, INFO]
+    move = (info & CELL_MASK) - 1
+    if ((info >> DEPTH_SHIFT) & DEPTH_MASK) >= depth:
         lower = to_root(data[slot, LOWER], ply)
         if lower >= beta:
             return move, lower, True
@@ -74,11 +102,26 @@ def probe(keys: np.ndarray, data: np.ndarray, key: np.uint64, depth: int, beta: 
 
 @kernel()
 def store(keys: np.ndarray, data: np.ndarray, key: np.uint64, depth: int, score: int,
-          beta: int, move: int, ply: int) -> None:
+          beta: int, move: int, ply: int, generation: int) -> None:
     """Record that a ``depth`` search of the position scored ``score`` against ``beta``: a lower
-    bound when ``score >= beta``, else an upper bound; ``move`` is its best cell."""
-    slot = key & np.uint64(keys.shape[0] - 1)
-    if keys[slot] != key or (data[slot, INFO] >> DEPTH_SHIFT) != depth:
+    bound when ``score >= beta``, else an upper bound; ``move`` is its best cell.
+    ``generation`` numbers the search (see the module docstring on replacement)."""
+    slot = _find(keys, key)
+    if slot < 0:
+        base = _bucket(keys, key)
+        slot = base
+        lowest = 1 << 40
+        for j in range(BUCKET):
+            info = data[base + j, INFO]
+            value = (info >> DEPTH_SHIFT) & DEPTH_MASK
+            if keys[base + j] == 0:
+                value = -AGE_PENALTY - 1
+            elif ((info >> GENERATION_SHIFT) & GENERATION_MASK) != generation:
+                value -= AGE_PENALTY
+            if value < lowest:
+                lowest = value
+                slot = base + j
+    if keys[slot] != key or ((data[slot, INFO] >> DEPTH_SHIFT) & DEPTH_MASK) != depth:
         keys[slot] = key
         data[slot, LOWER] = -INFINITY
         data[slot, UPPER] = INFINITY
@@ -86,14 +129,15 @@ def store(keys: np.ndarray, data: np.ndarray, key: np.uint64, depth: int, score:
         data[slot, LOWER] = to_node(score, ply)
     else:
         data[slot, UPPER] = to_node(score, ply)
-    data[slot, INFO] = (depth << DEPTH_SHIFT) | (move + 1)
+    data[slot, INFO] = ((generation & GENERATION_MASK) << GENERATION_SHIFT
+                        | (depth << DEPTH_SHIFT) | (move + 1))
 
 
 @kernel()
 def best_move(keys: np.ndarray, data: np.ndarray, key: np.uint64) -> int:
     """The stored best cell of the position, or -1 without an entry."""
-    slot = key & np.uint64(keys.shape[0] - 1)
-    if keys[slot] != key:
+    slot = _find(keys, key)
+    if slot < 0:
         return -1
     return int((data[slot, INFO] & CELL_MASK) - 1)
 

@@ -60,10 +60,14 @@ class Config:
     # at once): never misses a defence the main search would cut, costs a VCF per root move.
     # Off: at 200 ms per move it scored 0.477 over 217 games (-16 Elo, +-46), no gain.
     root_defence: bool = False
-    # Nodes the root defence may spend on its VCF searches, per millisecond of the turn's
-    # budget, before it gives up (and the root keeps every move): more handles positions full
-    # of fours, and takes time from the search (a VCF node costs about 5 microseconds).
+    # Nodes the root's own VCF and the root defence may each spend on their VCF searches, per
+    # millisecond of the turn's budget, before they give up (the search goes on without them):
+    # more handles positions full of fours, and takes time from the search (a VCF node costs
+    # about 5 microseconds).
     defence_nodes_per_ms: int = 20
+    # Before the search, look for a win by continuous fours of at most this many fours (0:
+    # never) and play it at once: longer wins than the leaves' vcf_depth, for a VCF's cost.
+    root_vcf_fours: int = 100
     # Spend more of the turn when the best move changes or the score drops between iterations,
     # less when it is settled (bot.timeman.Pacing); off: a fixed share of the turn.
     pacing: bool = False

@@ -23,7 +23,7 @@ from bot.core.board import Board, Point
 from bot.core.errors import BoardError
 from bot.core.evaluate import evaluate
 from bot.core.movepick import order_moves
-from bot.core.threats import leaf_vcf, threat_defences, vct
+from bot.core.threats import leaf_vcf, threat_defences, vcf_first_move, vct
 from bot.core.score import MATE, MATE_BOUND
 from bot.core.searchstate import (
     C_GENERATION, C_NODE_LIMIT, C_NODES, C_ROOT_FILTER, C_SELDEPTH, C_STOP, C_TSS_NODES, SearchState, forget_heuristics,
@@ -292,13 +292,20 @@ class Engine:
         return count
 
     def _threat_win(self, board: Board, colour: int, budget_ms: float) -> tuple[int, int] | None:
-        """(plies, first cell) of a win by continuous threats found within the configured
-        share of the turn, or None."""
+        """(plies, first cell) of a win by continuous fours (of up to root_vcf_fours fours),
+        or else by continuous threats, found within the configured share of the turn; or
+        None."""
         settings = self.config
+        ctrl = self._search.ctrl
+        if settings.root_vcf_fours > 0:
+            nodes = max(1, int(budget_ms * settings.defence_nodes_per_ms))
+            plies, cell = vcf_first_move(board.state, self._search, colour,
+                                         settings.root_vcf_fours, nodes)
+            if plies > 0 and board.is_legal(*board.point(cell), colour):
+                return plies, cell
         nodes = min(int(budget_ms * settings.vct_nodes_per_ms), settings.vct_max_nodes)
         if nodes <= 0 or settings.vct_threats <= 0:
             return None
-        ctrl = self._search.ctrl
         before = int(ctrl[C_NODES])
         plies, cell = vct(board.state, self._search, colour, settings.vct_threats, nodes)
         ctrl[C_NODES] = before + ctrl[C_TSS_NODES]  # its VCF probes are counted there too

@@ -326,6 +326,21 @@ def full_window_search(board, ss, depth: int, ply: int, colour: int) -> int:  # 
     return best
 
 
+def _attack_decided(pos: Position, attacker: int, cells: set[tuple[int, int]]
+                    ) -> tuple[bool | None, list[tuple[int, int]]]:
+    """For the attacker to move: (True: a five now, or an open four or double four with no
+    five to block; False: two opponent fives; None: undecided) and the opponent's fives."""
+    if any(wins(pos, x, y, attacker) for x, y in cells):
+        return True, []
+    opp_fives = [(x, y) for x, y in cells if wins(pos, x, y, 3 - attacker)]
+    if len(opp_fives) >= 2:
+        return False, opp_fives
+    if not opp_fives and any(cell_class(pos, x, y, attacker) in (C_DOUBLE_FOUR, C_OPEN_FOUR)
+                             for x, y in cells):
+        return True, opp_fives
+    return None, opp_fives
+
+
 def vcf_wins(pos: Position, colour: int, fours_left: int) -> bool:
     """Whether ``colour`` to move wins by continuous fours within ``fours_left`` fours, by
     brute force over every four (freestyle or exact five; no renju fouls): the rules of
@@ -335,14 +350,9 @@ def vcf_wins(pos: Position, colour: int, fours_left: int) -> bool:
     it, and the search goes on with one four less."""
     opponent = 3 - colour
     cells = candidates(pos)
-    if any(wins(pos, x, y, colour) for x, y in cells):
-        return True
-    opp_fives = [(x, y) for x, y in cells if wins(pos, x, y, opponent)]
-    if len(opp_fives) >= 2:
-        return False
-    if not opp_fives and any(cell_class(pos, x, y, colour) in (C_DOUBLE_FOUR, C_OPEN_FOUR)
-                             for x, y in cells):
-        return True
+    decided, opp_fives = _attack_decided(pos, colour, cells)
+    if decided is not None:
+        return decided
     if fours_left <= 0:
         return False
     for x, y in sorted(cells):
@@ -372,14 +382,9 @@ def vct_wins(pos: Position, attacker: int, threats_left: int, attacking: bool = 
     defender = 3 - attacker
     cells = candidates(pos)
     if attacking:
-        if any(wins(pos, x, y, attacker) for x, y in cells):
-            return True
-        opp_fives = [(x, y) for x, y in cells if wins(pos, x, y, defender)]
-        if len(opp_fives) >= 2:
-            return False
-        if not opp_fives and any(cell_class(pos, x, y, attacker) in (C_DOUBLE_FOUR, C_OPEN_FOUR)
-                                 for x, y in cells):
-            return True
+        decided, opp_fives = _attack_decided(pos, attacker, cells)
+        if decided is not None:
+            return decided
         if threats_left <= 0:
             return False
         for x, y in sorted(cells):

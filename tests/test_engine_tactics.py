@@ -305,3 +305,21 @@ def test_vct_with_its_memo_agrees_with_brute_force() -> None:
             wins += expected
             checked += 1
     assert 0 < wins < checked
+
+
+@pytest.mark.parametrize("case_id", ["quintet-06", "quintet-19"])
+def test_a_long_vcf_is_found_before_the_search_and_played_at_once(case_id: str) -> None:
+    # 73 and 72 fours: far beyond the leaves' VCF, within the root's (Config.root_vcf_fours)
+    case = next(c for c in all_puzzles("vcf") if c["id"] == case_id)
+    engine = engine_with(4, case["black"], case["white"])
+    board = engine.require_board()
+    attacker = 1 if case["to_move"] == "black" else 2
+    assert board.side_to_move() == attacker
+    result = engine.think(Limits(timeout_turn_ms=600_000, max_depth=1))
+    assert result.stopped_by == "proven" and result.score > MATE_BOUND
+    # the move is a four whose forced block leaves the attacker a win by fours still
+    engine.play(*result.move)
+    blocks = [p for p in board.candidates() if board.wins(*p, attacker)]
+    assert len(blocks) == 1
+    engine.play(*blocks[0])
+    assert vcf(board.state, engine._search, attacker, Config().root_vcf_fours) > 0

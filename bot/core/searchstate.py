@@ -16,6 +16,7 @@ from bot.core import shapes, tt
 MAX_PLY = 128  # deepest ply the move buffers hold (forced-move extensions included)
 MAX_MOVES = 1024  # 32 x 32 board
 MAX_CELLS = 2048  # padded cells of a 32 x 32 board (bot.core.state), rounded up
+SCRATCH = 64  # the most cells one scratch list holds (fives through one stone: at most 8)
 # Entries of the VCF memo (bot.core.threats.vcf), a power of two: more remembers more of the
 # positions the fours transpose into, at 16 bytes each (2^18: 4 MiB).
 VCF_ENTRIES = 1 << 18
@@ -59,6 +60,7 @@ class SearchState(NamedTuple):
     history: np.ndarray  # int64[2, MAX_CELLS]: per colour and cell, sum of depth^2 of cutoffs
     killers: np.ndarray  # int64[MAX_PLY, 2]: latest cutoff moves per ply, newest first (-1)
     root_mask: np.ndarray  # int8[MAX_CELLS]: 1 for the root moves searched under C_ROOT_FILTER
+    scratch: np.ndarray  # int64[SCRATCH]: a kernel's short-lived list (read before recursing)
     config: np.ndarray  # int64[CONFIG_SLOTS]
 
 
@@ -76,6 +78,7 @@ def new_search_state(tt_entries: int, config: np.ndarray) -> SearchState:
         history=np.zeros((2, MAX_CELLS), dtype=np.int64),
         killers=np.full((MAX_PLY, 2), -1, dtype=np.int64),
         root_mask=np.zeros(MAX_CELLS, dtype=np.int8),
+        scratch=np.zeros(SCRATCH, dtype=np.int64),
         config=np.ascontiguousarray(config, dtype=np.int64),
     )
 
@@ -101,5 +104,6 @@ def search_state_type() -> Any:
         ctrl=np.zeros(0, np.int64), moves=np.zeros((0, 0), np.int64),
         scores=np.zeros((0, 0), np.int64), history=np.zeros((0, 0), np.int64),
         killers=np.zeros((0, 0), np.int64), root_mask=np.zeros(0, np.int8),
+        scratch=np.zeros(0, np.int64),
         config=np.zeros(0, np.int64))
     return numba.typeof(sample)

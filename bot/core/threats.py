@@ -80,26 +80,72 @@ def _vcf_key(st: BoardState, colour: int) -> np.uint64:
     return key
 
 
-@kernel(types.int64(state_type(), types.int64, types.int64))
-def _five_points_through(st: BoardState, cell: int, colour: int) -> int:
-    """Where ``colour`` now completes a five on the lines through its stone on ``cell``: the
-    cell if there is one such point, -2 if there are two or more, -1 if none."""
-    found = -1
+@kernel()
+def _add_five_points(st: BoardState, cell: int, colour: int, line: np.ndarray, n: int) -> int:
+    """Append to ``line`` (from index ``n``) every cell where ``colour`` completes a five
+    through its stone on ``cell``; returns the new length.  Along each half-line only the first
+    empty cell can complete such a five: the cells between it and ``cell`` must be stones."""
     for direction in range(4):
         step = st.steps[direction]
         for sign in (-1, 1):
             for distance in range(1, 5):
                 other = cell + sign * distance * step
                 value = st.board[other]
-                if value == colour:
-                    continue
-                if value == 0 and st.classes[colour - 1, other] == C_FIVE and other != found:
-                    if found >= 0:
-                        return -2
-                    found = other
-                if value != 0:
+                if value == 0 and st.classes[colour - 1, other] == C_FIVE:
+                    line[n] = other
+                    n += 1
+                if value != colour:
                     break
-    return found
+    return n
+
+
+@kernel()
+def _memo_probe(ss: SearchState, key: np.uint64, threats: int) -> int:
+    """A remembered threat-search result usable with ``threats`` threats (fours) left: the
+    plies of a win that fits in them, 0 for no win found with at least as many, -1 unknown."""
+    slot = key & np.uint64(ss.vcf_keys.shape[0] - 1)
+    if ss.vcf_keys[slot] != key:
+        return -1
+    stored = ss.vcf_data[slot]
+    plies = stored & ((1 << FOURS_SHIFT) - 1)
+    if plies > 0 and plies <= 2 * threats + 3:
+        return int(plies)
+    if plies == 0 and (stored >> FOURS_SHIFT) >= threats:
+        return 0
+    return -1
+
+
+@kernel()
+def _memo_store(ss: SearchState, key: np.uint64, threats: int, plies: int) -> None:
+    """Remember the result of a threat search with ``threats`` threats (fours) allowed."""
+    slot = key & np.uint64(ss.vcf_keys.shape[0] - 1)
+    ss.vcf_keys[slot] = key
+    ss.vcf_data[slot] = (threats << FOURS_SHIFT) | plies
+
+
+# What playing a four does (_play_four).
+NOT_A_FOUR, FOUR_WINS, FOUR_BLOCKED = 0, 1, 2
+
+
+@kernel()
+def _play_four(st: BoardState, ss: SearchState, colour: int, cell: int, opp_fives: int,
+               opp_five: int) -> tuple[int, int]:
+    """If ``colour`` may play a four on ``cell`` (only the block of the opponent's single five
+    when it has one; never a foul), play it and return (FOUR_WINS, -1) when it cannot be
+    stopped (two completions, or the only block is a foul for the defender) or (FOUR_BLOCKED,
+    the block); else (NOT_A_FOUR, -1) with nothing played."""
+    if st.classes[colour - 1, cell] < C_FOUR or (opp_fives == 1 and cell != opp_five):
+        return NOT_A_FOUR, -1
+    if not is_legal(st, cell, colour):
+        return NOT_A_FOUR, -1
+    make(st, cell, colour)
+    completions = _add_five_points(st, cell, colour, ss.scratch, 0)
+    if completions >= 2 or (completions == 1 and not is_legal(st, ss.scratch[0], 3 - colour)):
+        return FOUR_WINS, -1
+    if completions == 0:  # no completion after all (cannot happen for a class-four cell)
+        unmake(st)
+        return NOT_A_FOUR, -1
+    return FOUR_BLOCKED, int(ss.scratch[0])
 
 
 @kernel(types.int64(state_type(), search_state_type(), types.int64, types.int64))
@@ -126,27 +172,18 @@ def vcf(st: BoardState, ss: SearchState, colour: int, fours_left: int) -> int:
     if fours_left <= 0:
         return 0
     key = _vcf_key(st, colour)
-    slot = key & np.uint64(ss.vcf_keys.shape[0] - 1)
-    if ss.vcf_keys[slot] == key:
-        stored = ss.vcf_data[slot]
-        plies = stored & ((1 << FOURS_SHIFT) - 1)
-        if plies > 0 and plies <= 2 * fours_left + 3:
-            return int(plies)
-        if plies == 0 and (stored >> FOURS_SHIFT) >= fours_left:
-            return 0
+    known = _memo_probe(ss, key, fours_left)
+    if known >= 0:
+        return known
     other = 3 - colour
     found = 0
     for i in range(st.meta[M_CANDIDATES]):
-        cell = st.candidates[i]
-        if st.classes[colour - 1, cell] < C_FOUR or (opp_fives == 1 and cell != opp_five):
+        kind, block = _play_four(st, ss, colour, st.candidates[i], opp_fives, opp_five)
+        if kind == NOT_A_FOUR:
             continue
-        if not is_legal(st, cell, colour):
-            continue
-        make(st, cell, colour)
-        block = _five_points_through(st, cell, colour)
-        if block == -2 or (block >= 0 and not is_legal(st, block, other)):
+        if kind == FOUR_WINS:
             found = 3
-        elif block >= 0:
+        else:
             make(st, block, other)
             rest = vcf(st, ss, colour, fours_left - 1)
             unmake(st)
@@ -156,8 +193,7 @@ def vcf(st: BoardState, ss: SearchState, colour: int, fours_left: int) -> int:
         if found > 0 or _out_of_budget(ctrl):
             break
     if not _out_of_budget(ctrl):  # a search cut short proves nothing
-        ss.vcf_keys[slot] = key
-        ss.vcf_data[slot] = (fours_left << FOURS_SHIFT) | found
+        _memo_store(ss, key, fours_left, found)
     return found
 
 
@@ -175,24 +211,6 @@ def leaf_vcf(st: BoardState, ss: SearchState, colour: int, fours: int, node_limi
     ctrl[C_TSS_LIMIT] = 0
     ctrl[C_TSS_NODES] += before
     return plies
-
-
-@kernel()
-def _add_five_points(st: BoardState, cell: int, colour: int, line: np.ndarray, n: int) -> int:
-    """Append to ``line`` (from index ``n``) every cell where ``colour`` completes a five
-    through its stone on ``cell``; returns the new length."""
-    for direction in range(4):
-        step = st.steps[direction]
-        for sign in (-1, 1):
-            for distance in range(1, 5):
-                other = cell + sign * distance * step
-                value = st.board[other]
-                if value == 0 and st.classes[colour - 1, other] == C_FIVE:
-                    line[n] = other
-                    n += 1
-                if value != colour:
-                    break
-    return n
 
 
 @kernel()
@@ -223,35 +241,49 @@ def vcf_line(st: BoardState, ss: SearchState, colour: int, fours: int,
         won = False
         for i in range(st.meta[M_CANDIDATES]):
             cell = st.candidates[i]
-            if st.classes[colour - 1, cell] < C_FOUR or (opp_fives == 1 and cell != opp_five):
+            kind, block = _play_four(st, ss, colour, cell, opp_fives, opp_five)
+            if kind == NOT_A_FOUR:
                 continue
-            if not is_legal(st, cell, colour):
-                continue
-            make(st, cell, colour)
-            block = _five_points_through(st, cell, colour)
-            if block == -2 or (block >= 0 and not is_legal(st, block, other)):
+            if kind == FOUR_WINS:
                 line[n] = cell
                 n = _add_five_points(st, cell, colour, line, n + 1)
                 made += 1
                 won = True
                 break
-            if block >= 0:
-                make(st, block, other)
-                if vcf(st, ss, colour, fours - 1) > 0:
-                    line[n] = cell
-                    line[n + 1] = block
-                    n += 2
-                    made += 2
-                    fours -= 1
-                    step_found = True
-                    break
-                unmake(st)
+            make(st, block, other)
+            if vcf(st, ss, colour, fours - 1) > 0:
+                line[n] = cell
+                line[n + 1] = block
+                n += 2
+                made += 2
+                fours -= 1
+                step_found = True
+                break
+            unmake(st)
             unmake(st)
         if won or not step_found:
             break
     for _ in range(made):
         unmake(st)
     return n
+
+
+@kernel()
+def vcf_first_move(st: BoardState, ss: SearchState, colour: int, fours: int,
+                   node_limit: int) -> tuple[int, int]:
+    """(plies to the win, first move) of a win by continuous fours for ``colour`` to move
+    found within ``fours`` fours and ``node_limit`` VCF nodes, or (0, -1)."""
+    ctrl = ss.ctrl
+    ctrl[C_TSS_NODES] = 0
+    ctrl[C_TSS_LIMIT] = node_limit
+    line = np.empty(4 * fours + 8, dtype=np.int64)
+    plies = vcf(st, ss, colour, fours)
+    length = vcf_line(st, ss, colour, fours, line) if plies > 0 else 0
+    complete = not _out_of_budget(ctrl)
+    ctrl[C_TSS_LIMIT] = 0
+    if length == 0 or not complete:
+        return 0, -1
+    return plies, int(line[0])
 
 
 @kernel()
@@ -331,14 +363,10 @@ def _vct(st: BoardState, ss: SearchState, attacker: int, attacking: int, threats
         if threats_left <= 0:
             return 0
         key = _vcf_key(st, attacker) ^ VCT_KEY
-        slot = key & np.uint64(ss.vcf_keys.shape[0] - 1)
-        if ply > 0 and ss.vcf_keys[slot] == key:
-            stored = ss.vcf_data[slot]
-            plies = stored & ((1 << FOURS_SHIFT) - 1)
-            if plies > 0 and plies <= 2 * threats_left + 3:
-                return int(plies)
-            if plies == 0 and (stored >> FOURS_SHIFT) >= threats_left:
-                return 0
+        if ply > 0:  # the root must find its move (C_TSS_MOVE)
+            known = _memo_probe(ss, key, threats_left)
+            if known >= 0:
+                return known
         result = 0
         for i in range(st.meta[M_CANDIDATES]):
             cell = st.candidates[i]
@@ -358,8 +386,7 @@ def _vct(st: BoardState, ss: SearchState, attacker: int, attacking: int, threats
             if _out_of_budget(ctrl):
                 break
         if not _out_of_budget(ctrl):  # a search cut short proves nothing
-            ss.vcf_keys[slot] = key
-            ss.vcf_data[slot] = (threats_left << FOURS_SHIFT) | result
+            _memo_store(ss, key, threats_left, result)
         return result
     defender = mover
     if own_five >= 0:

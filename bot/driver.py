@@ -26,27 +26,36 @@ def mtdf(board: Board, ss: SearchState, colour: int, depth: int,
          guess: int) -> tuple[int, int, bool] | None:
     """Converge on the minimax score at ``depth`` with zero-window searches.
 
+    The first window is at ``guess``; each next one just beyond the bound the last pass
+    proved, or, while passes keep failing the same way, twice as far each time (a score that
+    moves a long way is reached in a few passes, not one pass per point); the bounds still
+    meet at the exact score.
+
     Returns (score, best cell, complete); the cell is the last one that proved a lower bound.
     When stopped: None, unless a pass had already proved a win (a lower bound beyond
     MATE_BOUND) with a root move; then that bound and move, and complete is False."""
     lower, upper = -INFINITY, INFINITY
-    score, best = guess, -1
+    best = -1
+    beta, step, trend = guess, 1, 0
     while lower < upper:
-        beta = score + 1 if score == lower else score
         ss.ctrl[C_BEST] = -1
         value = int(alphabeta(board.state, ss, depth, beta, 0, colour))
         if ss.ctrl[C_STOP]:
             if lower > MATE_BOUND and best >= 0:
                 return lower, best, False
             return None
-        if value >= beta:
+        direction = 1 if value >= beta else -1
+        step = step * 2 if direction == trend else 1
+        trend = direction
+        if direction > 0:
             lower = value
             if ss.ctrl[C_BEST] >= 0:
                 best = int(ss.ctrl[C_BEST])
+            beta = min(value + step, upper)
         else:
             upper = value
-        score = value
-    return score, best, True
+            beta = max(value - step + 1, lower + 1)
+    return lower, best, True
 
 
 def iterate(board: Board, ss: SearchState, colour: int,

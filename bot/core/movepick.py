@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from numba import types
+
 from bot.core.jit import kernel
 from bot.core.searchstate import (
     C_ROOT_FILTER, P_BRANCH, P_HISTORY, P_KILLERS, P_ORDER_OPP, P_ORDER_OWN, SearchState,
+    search_state_type,
 )
 from bot.core.shapes import C_FOUR
 from bot.core.state import M_CANDIDATES, BoardState
@@ -58,7 +61,7 @@ def generate_moves(st: BoardState, ss: SearchState, ply: int, colour: int, tt_mo
     return count
 
 
-@kernel()
+@kernel(types.int64(search_state_type(), types.int64, types.int64, types.int64))
 def select_move(ss: SearchState, ply: int, index: int, count: int) -> int:
     """One step of selection sort: move the best-scored of entries ``index..count-1`` of
     ss.moves[ply] to ``index`` and return it (the first of equal scores wins).  Picking moves

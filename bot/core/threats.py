@@ -115,7 +115,7 @@ def _memo_probe(ss: SearchState, key: np.uint64, threats: int) -> int:
     return -1
 
 
-@kernel()
+@kernel(types.void(search_state_type(), types.uint64, types.int64, types.int64))
 def _memo_store(ss: SearchState, key: np.uint64, threats: int, plies: int) -> None:
     """Remember the result of a threat search with ``threats`` threats (fours) allowed."""
     slot = key & np.uint64(ss.vcf_keys.shape[0] - 1)

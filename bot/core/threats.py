@@ -80,7 +80,7 @@ def _vcf_key(st: BoardState, colour: int) -> np.uint64:
     return key
 
 
-@kernel()
+@kernel(types.int64(state_type(), types.int64, types.int64, types.int64[::1], types.int64))
 def _add_five_points(st: BoardState, cell: int, colour: int, line: np.ndarray, n: int) -> int:
     """Append to ``line`` (from index ``n``) every cell where ``colour`` completes a five
     through its stone on ``cell``; returns the new length.  Along each half-line only the first
@@ -99,14 +99,15 @@ def _add_five_points(st: BoardState, cell: int, colour: int, line: np.ndarray, n
     return n
 
 
-@kernel()
-def _memo_probe(ss: SearchState, key: np.uint64, threats: int) -> int:
-    """A remembered threat-search result usable with ``threats`` threats (fours) left: the
-    plies of a win that fits in them, 0 for no win found with at least as many, -1 unknown."""
-    slot = key & np.uint64(ss.vcf_keys.shape[0] - 1)
-    if ss.vcf_keys[slot] != key:
+@kernel(types.int64(types.uint64[::1], types.int64[::1], types.uint64, types.int64))
+def _memo_probe(keys: np.ndarray, data: np.ndarray, key: np.uint64, threats: int) -> int:
+    """A remembered threat-search result (the memo ss.vcf_keys, ss.vcf_data) usable with
+    ``threats`` threats (fours) left: the plies of a win that fits in them, 0 for no win found
+    with at least as many, -1 unknown."""
+    slot = key & np.uint64(keys.shape[0] - 1)
+    if keys[slot] != key:
         return -1
-    stored = ss.vcf_data[slot]
+    stored = data[slot]
     plies = stored & ((1 << FOURS_SHIFT) - 1)
     if plies > 0 and plies <= 2 * threats + 3:
         return int(plies)
@@ -115,20 +116,23 @@ def _memo_probe(ss: SearchState, key: np.uint64, threats: int) -> int:
     return -1
 
 
-@kernel(types.void(search_state_type(), types.uint64, types.int64, types.int64))
-def _memo_store(ss: SearchState, key: np.uint64, threats: int, plies: int) -> None:
+@kernel(types.void(types.uint64[::1], types.int64[::1], types.uint64, types.int64,
+                   types.int64))
+def _memo_store(keys: np.ndarray, data: np.ndarray, key: np.uint64, threats: int,
+                plies: int) -> None:
     """Remember the result of a threat search with ``threats`` threats (fours) allowed."""
-    slot = key & np.uint64(ss.vcf_keys.shape[0] - 1)
-    ss.vcf_keys[slot] = key
-    ss.vcf_data[slot] = (threats << FOURS_SHIFT) | plies
+    slot = key & np.uint64(keys.shape[0] - 1)
+    keys[slot] = key
+    data[slot] = (threats << FOURS_SHIFT) | plies
 
 
 # What playing a four does (_play_four).
 NOT_A_FOUR, FOUR_WINS, FOUR_BLOCKED = 0, 1, 2
 
 
-@kernel()
-def _play_four(st: BoardState, ss: SearchState, colour: int, cell: int, opp_fives: int,
+@kernel(types.UniTuple(types.int64, 2)(state_type(), types.int64[::1], types.int64,
+                                       types.int64, types.int64, types.int64))
+def _play_four(st: BoardState, scratch: np.ndarray, colour: int, cell: int, opp_fives: int,
                opp_five: int) -> tuple[int, int]:
     """If ``colour`` may play a four on ``cell`` (only the block of the opponent's single five
     when it has one; never a foul), play it and return (FOUR_WINS, -1) when it cannot be
@@ -139,13 +143,13 @@ def _play_four(st: BoardState, ss: SearchState, colour: int, cell: int, opp_five
     if not is_legal(st, cell, colour):
         return NOT_A_FOUR, -1
     make(st, cell, colour)
-    completions = _add_five_points(st, cell, colour, ss.scratch, 0)
-    if completions >= 2 or (completions == 1 and not is_legal(st, ss.scratch[0], 3 - colour)):
+    completions = _add_five_points(st, cell, colour, scratch, 0)
+    if completions >= 2 or (completions == 1 and not is_legal(st, scratch[0], 3 - colour)):
         return FOUR_WINS, -1
     if completions == 0:  # no completion after all (cannot happen for a class-four cell)
         unmake(st)
         return NOT_A_FOUR, -1
-    return FOUR_BLOCKED, int(ss.scratch[0])
+    return FOUR_BLOCKED, int(scratch[0])
 
 
 @kernel(types.int64(state_type(), search_state_type(), types.int64, types.int64))
@@ -172,13 +176,16 @@ def vcf(st: BoardState, ss: SearchState, colour: int, fours_left: int) -> int:
     if fours_left <= 0:
         return 0
     key = _vcf_key(st, colour)
-    known = _memo_probe(ss, key, fours_left)
+    known = _memo_probe(ss.vcf_keys, ss.vcf_data, key, fours_left)
     if known >= 0:
         return known
     other = 3 - colour
     found = 0
     for i in range(st.meta[M_CANDIDATES]):
-        kind, block = _play_four(st, ss, colour, st.candidates[i], opp_fives, opp_five)
+        cell = st.candidates[i]
+        if st.classes[colour - 1, cell] < C_FOUR:
+            continue  # (checked here too: a call per candidate would cost more than the test)
+        kind, block = _play_four(st, ss.scratch, colour, cell, opp_fives, opp_five)
         if kind == NOT_A_FOUR:
             continue
         if kind == FOUR_WINS:
@@ -193,7 +200,7 @@ def vcf(st: BoardState, ss: SearchState, colour: int, fours_left: int) -> int:
         if found > 0 or _out_of_budget(ctrl):
             break
     if not _out_of_budget(ctrl):  # a search cut short proves nothing
-        _memo_store(ss, key, fours_left, found)
+        _memo_store(ss.vcf_keys, ss.vcf_data, key, fours_left, found)
     return found
 
 
@@ -241,7 +248,9 @@ def vcf_line(st: BoardState, ss: SearchState, colour: int, fours: int,
         won = False
         for i in range(st.meta[M_CANDIDATES]):
             cell = st.candidates[i]
-            kind, block = _play_four(st, ss, colour, cell, opp_fives, opp_five)
+            if st.classes[colour - 1, cell] < C_FOUR:
+                continue
+            kind, block = _play_four(st, ss.scratch, colour, cell, opp_fives, opp_five)
             if kind == NOT_A_FOUR:
                 continue
             if kind == FOUR_WINS:
@@ -364,7 +373,7 @@ def _vct(st: BoardState, ss: SearchState, attacker: int, attacking: int, threats
             return 0
         key = _vcf_key(st, attacker) ^ VCT_KEY
         if ply > 0:  # the root must find its move (C_TSS_MOVE)
-            known = _memo_probe(ss, key, threats_left)
+            known = _memo_probe(ss.vcf_keys, ss.vcf_data, key, threats_left)
             if known >= 0:
                 return known
         result = 0
@@ -386,7 +395,7 @@ def _vct(st: BoardState, ss: SearchState, attacker: int, attacking: int, threats
             if _out_of_budget(ctrl):
                 break
         if not _out_of_budget(ctrl):  # a search cut short proves nothing
-            _memo_store(ss, key, threats_left, result)
+            _memo_store(ss.vcf_keys, ss.vcf_data, key, threats_left, result)
         return result
     defender = mover
     if own_five >= 0:

@@ -242,20 +242,22 @@ class Engine:
         best_cell, score, depth = board.cell(*fallback), 0, 0
         max_depth = min(limits.max_depth or MAX_DEPTH, MAX_DEPTH)
         cause: StopCause | None = None
-        pacing = timeman.Pacing(budget)
+        pacing = timeman.Pacing(budget) if self.config.pacing else None
         try:
             for iteration in driver.iterate(board, ss, colour, max_depth):
                 depth, score = iteration.depth, iteration.score
                 if iteration.best_cell >= 0:
                     best_cell = iteration.best_cell
-                if self.config.pacing:
+                optimum_ms = budget.optimum_ms
+                if pacing is not None:
                     pacing.update(best_cell, score)
+                    optimum_ms = pacing.optimum_ms
                 if on_info is not None:
                     pv = driver.principal_variation(board, ss, best_cell, depth)
                     on_info(SearchInfo(depth, int(ss.ctrl[C_SELDEPTH]), score,
                                        int(ss.ctrl[C_NODES]), _ms_since(start),
                                        [board.point(c) for c in pv]))
-                if _ms_since(start) > pacing.optimum_ms and depth < max_depth:
+                if _ms_since(start) > optimum_ms and depth < max_depth:
                     cause = "optimum"
                     break
         finally:

@@ -26,9 +26,8 @@ from bot.core.movepick import order_moves
 from bot.core.threats import leaf_vcf, threat_defences, vcf_first_move, vct
 from bot.core.score import MATE, MATE_BOUND
 from bot.core.searchstate import (
-    C_GENERATION, C_NODE_LIMIT, C_NODES, C_ROOT_FILTER, C_SELDEPTH, C_STOP, C_TSS_NODES, SearchState, forget_heuristics,
-    forget_threats,
-    new_search_state,
+    C_GENERATION, C_NODE_LIMIT, C_NODES, C_ROOT_FILTER, C_SELDEPTH, C_STOP, C_TSS_NODES,
+    SearchState, forget_heuristics, forget_threats, new_search_state,
 )
 from bot.limits import Limits, Result, SearchInfo, StopCause, Swap2Answer
 
@@ -301,8 +300,9 @@ class Engine:
         ctrl = self._search.ctrl
         if settings.root_vcf_fours > 0:
             nodes = max(1, int(budget_ms * settings.defence_nodes_per_ms))
+            line = np.empty(2 * settings.root_vcf_fours + 10, dtype=np.int64)
             plies, cell = vcf_first_move(board.state, self._search, colour,
-                                         settings.root_vcf_fours, nodes)
+                                         settings.root_vcf_fours, nodes, line)
             if plies > 0 and board.is_legal(*board.point(cell), colour):
                 return plies, cell
         nodes = min(int(budget_ms * settings.vct_nodes_per_ms), settings.vct_max_nodes)

@@ -11,8 +11,9 @@ from bot.core.moves import make, unmake
 from bot.core.movepick import generate_moves, select_move
 from bot.core.score import INFINITY, MATE, MATE_BOUND
 from bot.core.searchstate import (
-    C_BEST, C_GENERATION, C_NODE_LIMIT, C_NODES, C_SELDEPTH, C_STOP, MAX_PLY, P_BRANCH, P_HISTORY, P_KILLERS,
-    P_LEAF_VCF, P_LEAF_VCF_NODES, P_LMR_MOVES, P_THREE_EXTENSION, P_VCF_DEPTH, SearchState, search_state_type,
+    C_BEST, C_GENERATION, C_NODE_LIMIT, C_NODES, C_SELDEPTH, C_STOP, MAX_PLY, P_BRANCH,
+    P_HISTORY, P_KILLERS, P_LEAF_VCF, P_LEAF_VCF_NODES, P_LMR_MOVES, P_THREE_EXTENSION,
+    P_VCF_DEPTH, SearchState, search_state_type,
 )
 from bot.core.shapes import C_OPEN_THREE
 from bot.core.state import M_CANDIDATES, BoardState, state_type
@@ -78,7 +79,8 @@ def alphabeta(st: BoardState, ss: SearchState, depth: int, beta: int, ply: int,
         static = evaluate(st, colour, ss.config)
         if static < beta and ss.config[P_LEAF_VCF] and ss.config[P_VCF_DEPTH] > 0:
             # a win by fours matters only where the static score does not already hold beta
-            plies = leaf_vcf(st, ss, colour, ss.config[P_VCF_DEPTH], ss.config[P_LEAF_VCF_NODES])
+            plies = leaf_vcf(st, ss, colour, ss.config[P_VCF_DEPTH],
+                             ss.config[P_LEAF_VCF_NODES])
             if plies > 0:
                 return MATE - ply - plies
         return static
@@ -95,7 +97,7 @@ def alphabeta(st: BoardState, ss: SearchState, depth: int, beta: int, ply: int,
     # a VCF, see threats.threat_defences)
     complete = count == generated
     best = -INFINITY if complete else -MATE_BOUND
-    first = select_move(ss, ply, 0, generated)
+    first = select_move(ss.moves, ss.scores, ply, 0, generated)
     best_move = first
     if best >= beta:  # the moves left out already hold the bound
         return best
@@ -104,7 +106,7 @@ def alphabeta(st: BoardState, ss: SearchState, depth: int, beta: int, ply: int,
     lmr_moves = ss.config[P_LMR_MOVES]
     reducible = lmr_moves > 0 and not forced and not opp_three and depth >= 2
     for i in range(count):
-        cell = first if i == 0 else select_move(ss, ply, i, generated)
+        cell = first if i == 0 else select_move(ss.moves, ss.scores, ply, i, generated)
         reduction = 0
         if (reducible and i >= lmr_moves and st.classes[colour - 1, cell] < C_OPEN_THREE
                 and st.classes[2 - colour, cell] < C_OPEN_THREE):

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+import numpy as np
 from numba import types
 
 from bot.core.jit import kernel
 from bot.core.searchstate import (
     C_ROOT_FILTER, P_BRANCH, P_HISTORY, P_KILLERS, P_ORDER_OPP, P_ORDER_OWN, SearchState,
-    search_state_type,
 )
 from bot.core.shapes import C_FOUR
 from bot.core.state import M_CANDIDATES, BoardState
@@ -61,20 +61,23 @@ def generate_moves(st: BoardState, ss: SearchState, ply: int, colour: int, tt_mo
     return count
 
 
-@kernel(types.int64(search_state_type(), types.int64, types.int64, types.int64))
-def select_move(ss: SearchState, ply: int, index: int, count: int) -> int:
-    """One step of selection sort: move the best-scored of entries ``index..count-1`` of
-    ss.moves[ply] to ``index`` and return it (the first of equal scores wins).  Picking moves
-    one at a time costs nothing for the moves a cutoff never reaches."""
+@kernel(types.int64(types.int64[:, ::1], types.int64[:, ::1], types.int64, types.int64,
+                    types.int64))
+def select_move(moves: np.ndarray, scores: np.ndarray, ply: int, index: int, count: int) -> int:
+    """One step of selection sort over ss.moves[ply] and ss.scores[ply] (passed as ``moves``
+    and ``scores``, not the whole search state, which would cost a hundred arguments a call):
+    move the best-scored of entries ``index..count-1`` to ``index`` and return it (the first of
+    equal scores wins).  Picking moves one at a time costs nothing for the moves a cutoff never
+    reaches."""
     best = index
     for j in range(index + 1, count):
-        if ss.scores[ply, j] > ss.scores[ply, best]:
+        if scores[ply, j] > scores[ply, best]:
             best = j
-    cell = ss.moves[ply, best]
+    cell = moves[ply, best]
     if best != index:
-        score = ss.scores[ply, best]
-        ss.moves[ply, best], ss.scores[ply, best] = ss.moves[ply, index], ss.scores[ply, index]
-        ss.moves[ply, index], ss.scores[ply, index] = cell, score
+        score = scores[ply, best]
+        moves[ply, best], scores[ply, best] = moves[ply, index], scores[ply, index]
+        moves[ply, index], scores[ply, index] = cell, score
     return int(cell)
 
 
@@ -86,5 +89,5 @@ def order_moves(st: BoardState, ss: SearchState, ply: int, colour: int, tt_move:
     count = generate_moves(st, ss, ply, colour, tt_move, restrict)
     keep = min(count, ss.config[P_BRANCH])
     for i in range(keep):
-        select_move(ss, ply, i, count)
+        select_move(ss.moves, ss.scores, ply, i, count)
     return int(keep), keep == count

@@ -134,11 +134,13 @@ NOT_A_FOUR, FOUR_WINS, FOUR_BLOCKED = 0, 1, 2
                                        types.int64, types.int64, types.int64))
 def _play_four(st: BoardState, scratch: np.ndarray, colour: int, cell: int, opp_fives: int,
                opp_five: int) -> tuple[int, int]:
-    """If ``colour`` may play a four on ``cell`` (only the block of the opponent's single five
-    when it has one; never a foul), play it and return (FOUR_WINS, -1) when it cannot be
-    stopped (two completions, or the only block is a foul for the defender) or (FOUR_BLOCKED,
-    the block); else (NOT_A_FOUR, -1) with nothing played."""
-    if st.classes[colour - 1, cell] < C_FOUR or (opp_fives == 1 and cell != opp_five):
+    """``cell`` is one where ``colour`` makes a four (class C_FOUR or more: the callers test
+    that before calling, which is cheaper than a call per candidate).  If ``colour`` may play
+    it (only the block of the opponent's single five when it has one; never a foul), play it
+    and return (FOUR_WINS, -1) when it cannot be stopped (two completions, or the only block
+    is a foul for the defender) or (FOUR_BLOCKED, the block); else (NOT_A_FOUR, -1) with
+    nothing played."""
+    if opp_fives == 1 and cell != opp_five:
         return NOT_A_FOUR, -1
     if not is_legal(st, cell, colour):
         return NOT_A_FOUR, -1
@@ -184,7 +186,7 @@ def vcf(st: BoardState, ss: SearchState, colour: int, fours_left: int) -> int:
     for i in range(st.meta[M_CANDIDATES]):
         cell = st.candidates[i]
         if st.classes[colour - 1, cell] < C_FOUR:
-            continue  # (checked here too: a call per candidate would cost more than the test)
+            continue
         kind, block = _play_four(st, ss.scratch, colour, cell, opp_fives, opp_five)
         if kind == NOT_A_FOUR:
             continue
@@ -279,13 +281,14 @@ def vcf_line(st: BoardState, ss: SearchState, colour: int, fours: int,
 
 @kernel()
 def vcf_first_move(st: BoardState, ss: SearchState, colour: int, fours: int,
-                   node_limit: int) -> tuple[int, int]:
+                   node_limit: int, line: np.ndarray) -> tuple[int, int]:
     """(plies to the win, first move) of a win by continuous fours for ``colour`` to move
-    found within ``fours`` fours and ``node_limit`` VCF nodes, or (0, -1)."""
+    found within ``fours`` fours and ``node_limit`` VCF nodes, or (0, -1).  ``line`` holds the
+    win while it is worked out: at least 2 * fours + 10 cells (two a four, then the winning
+    four and up to eight completions)."""
     ctrl = ss.ctrl
     ctrl[C_TSS_NODES] = 0
     ctrl[C_TSS_LIMIT] = node_limit
-    line = np.empty(4 * fours + 8, dtype=np.int64)
     plies = vcf(st, ss, colour, fours)
     length = vcf_line(st, ss, colour, fours, line) if plies > 0 else 0
     complete = not _out_of_budget(ctrl)

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
 from bot.core import searchstate as slots
+from bot.core import shapes
+from bot.core.evaluate import cell_value_table
 
 # Weights indexed by class (none, two, open_two, double_two, three, open_three, double_three,
 # four, four_three, double_four, open_four, five).
@@ -15,9 +18,15 @@ from bot.core import searchstate as slots
 # threats make the search more tactical; larger weights on twos make it more positional.
 ORDER_OWN = (0, 2, 6, 16, 8, 30, 150, 40, 500, 700, 900, 3000)
 ORDER_OPP = (0, 1, 4, 12, 6, 20, 100, 30, 300, 400, 600, 1500)
-# Evaluation: the score of a position is the sum over candidate cells of EVAL_OWN[the mover's
-# class there] minus EVAL_OPP[the opponent's class there].  Fitted to game outcomes by
-# ``python -m bot.tune`` (its docstring says how); the scale is about 300 per unit of log-odds.
+# ... plus, per pattern of the mover's stone on the cell (see PATTERN_OWN below), POLICY_OWN
+# [pattern], and per pattern of the opponent's, POLICY_OPP[pattern]: fitted to the moves played
+# in recorded games by ``python -m bot.tune --policy``.  Patterns not listed add 0.
+POLICY_OWN: dict[str, int] = {}
+POLICY_OPP: dict[str, int] = {}
+# Evaluation (bot.core.evaluate): the score of a position is the sum over candidate cells of
+# EVAL_OWN[the mover's class there] minus EVAL_OPP[the opponent's class there], ...  All the
+# tables are fitted to game outcomes by ``python -m bot.tune`` (its docstring says how); the
+# scale is about 300 per unit of log-odds.
 EVAL_OWN = (0, 5, -26, -59, -34, -53, -115, -174, 446, 700, 900, 3000)
 EVAL_OPP = (0, 3, -36, -58, -4, -8, -22, 144, 306, 400, 144, 1500)
 # ... plus, per line shape (none, two, open_two, three, open_three, four, four_four, open_four,
@@ -26,6 +35,21 @@ EVAL_OPP = (0, 3, -36, -58, -4, -8, -22, 144, 306, 400, 144, 1500)
 # than its class alone says.
 SHAPE_OWN = (0, 3, 34, 41, 107, 273, 0, 0, 0, 0)
 SHAPE_OPP = (0, 4, 33, 10, 37, -42, 0, 91, 0, 0)
+# ... plus, per pattern (a cell's four shapes as a multiset, named by its shapes other than none,
+# largest first: see bot.core.shapes.pattern_name), PATTERN_OWN[pattern] for each candidate cell
+# of the mover's and minus PATTERN_OPP[pattern] for the opponent's: what the class and the
+# shapes, counted apart, say wrongly about a combination.  Patterns not listed add 0.
+PATTERN_OWN: dict[str, int] = {}
+PATTERN_OPP: dict[str, int] = {}
+
+
+def pattern_weights(named: dict[str, int]) -> tuple[int, ...]:
+    """A dense table (one weight per pattern number) from weights named by pattern."""
+    numbers = {shapes.pattern_name(p): p for p in range(shapes.PATTERNS)}
+    table = [0] * shapes.PATTERNS
+    for name, weight in named.items():
+        table[numbers[name]] = weight
+    return tuple(table)
 
 
 @dataclass(frozen=True)
@@ -84,6 +108,23 @@ class Config:
     eval_opp: tuple[int, ...] = field(default=EVAL_OPP)
     shape_own: tuple[int, ...] = field(default=SHAPE_OWN)
     shape_opp: tuple[int, ...] = field(default=SHAPE_OPP)
+    pattern_own: tuple[int, ...] = field(default=pattern_weights(PATTERN_OWN))
+    pattern_opp: tuple[int, ...] = field(default=pattern_weights(PATTERN_OPP))
+    policy_own: tuple[int, ...] = field(default=pattern_weights(POLICY_OWN))
+    policy_opp: tuple[int, ...] = field(default=pattern_weights(POLICY_OPP))
+
+    @cached_property
+    def order_values(self) -> np.ndarray:
+        """The move ordering's table (bot.core.searchstate.SearchState.order_values)."""
+        no_shapes = (0,) * shapes.SHAPES
+        return cell_value_table((self.order_own, self.order_opp), (no_shapes, no_shapes),
+                                (self.policy_own, self.policy_opp))
+
+    @cached_property
+    def cell_values(self) -> np.ndarray:
+        """The evaluation's table (bot.core.evaluate.cell_value_table) for these weights."""
+        return cell_value_table((self.eval_own, self.eval_opp), (self.shape_own, self.shape_opp),
+                                (self.pattern_own, self.pattern_opp))
 
     def as_array(self) -> np.ndarray:
         array = np.zeros(slots.CONFIG_SLOTS, dtype=np.int64)
@@ -95,10 +136,4 @@ class Config:
         array[slots.P_LMR_MOVES] = self.lmr_moves
         array[slots.P_LEAF_VCF_NODES] = self.leaf_vcf_nodes
         array[slots.P_THREE_EXTENSION] = int(self.three_extension)
-        array[slots.P_ORDER_OWN:slots.P_ORDER_OWN + slots.CLASSES] = self.order_own
-        array[slots.P_ORDER_OPP:slots.P_ORDER_OPP + slots.CLASSES] = self.order_opp
-        array[slots.P_EVAL_OWN:slots.P_EVAL_OWN + slots.CLASSES] = self.eval_own
-        array[slots.P_EVAL_OPP:slots.P_EVAL_OPP + slots.CLASSES] = self.eval_opp
-        array[slots.P_SHAPE_OWN:slots.P_SHAPE_OWN + slots.SHAPES] = self.shape_own
-        array[slots.P_SHAPE_OPP:slots.P_SHAPE_OPP + slots.SHAPES] = self.shape_opp
         return array

@@ -55,7 +55,8 @@ class Engine:
         self.config = config or Config()
         self.book = book  # the strategy-graph book, probed by a later version
         self.board: Board | None = None
-        self._search: SearchState = new_search_state(tt.MIN_ENTRIES, self.config.as_array())
+        self._search: SearchState = new_search_state(
+            tt.MIN_ENTRIES, self.config.as_array(), self.config.order_values)
         self._memory = (0, 0)  # (max_memory bytes, hash_size MiB) the table was last sized for
         self._table_sized = False
         self._table_used = False  # a search has written to the table since it was cleared
@@ -71,7 +72,7 @@ class Engine:
     def new_game(self, width: int, height: int, rule: int) -> None:
         """Start an empty board; raises SizeError / RuleError and keeps the old game if refused.
         The table is cleared: entries of another game would only mislead."""
-        self.board = Board(width, height, rule)
+        self.board = Board(width, height, rule, self.config.cell_values)
         self.clear_hash()
 
     def set_rule(self, rule: int) -> None:
@@ -79,7 +80,7 @@ class Engine:
         board = self.board
         if board is None or board.rule == rule:
             return
-        replayed = Board(board.width, board.height, rule)
+        replayed = Board(board.width, board.height, rule, self.config.cell_values)
         replayed.setup([(x, y, board.stone(x, y)) for x, y in board.moves()])
         self.board = replayed
         self.clear_hash()
@@ -150,9 +151,10 @@ class Engine:
         compiled) before memory is measured rather than during the first real search."""
         if self._kernels_loaded:
             return
-        board = Board(7, 7, 0)
+        board = Board(7, 7, 0, self.config.cell_values)
         board.setup([(3, 3, 1), (3, 4, 2), (4, 4, 1)])
-        scratch = new_search_state(tt.MIN_ENTRIES, self.config.as_array())
+        scratch = new_search_state(tt.MIN_ENTRIES, self.config.as_array(),
+                                   self.config.order_values)
         for _ in driver.iterate(board, scratch, board.side_to_move(), 2):
             pass
         driver.principal_variation(board, scratch, board.cell(2, 2), 2)
@@ -179,7 +181,7 @@ class Engine:
     def evaluate(self) -> int:
         """Static score for the side to move (no search)."""
         board = self.require_board()
-        return int(evaluate(board.state, board.side_to_move(), self._search.config))
+        return int(evaluate(board.state, board.side_to_move()))
 
     def think(self, limits: Limits, on_info: Callable[[SearchInfo], None] | None = None,
               request: int | None = None) -> Result:

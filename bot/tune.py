@@ -1,24 +1,26 @@
 """Fit the evaluation's weights to game outcomes: ``python -m bot.tune MATCH_DIR [...]``.
 
 Texel's method: every quiet position of the games recorded by ``sente-match`` (``results.jsonl``
-in each folder) gives the evaluation's features (``evaluate.features``: the class counts and the
-line-shape counts of the side to move and of the opponent) and a label, the game's result for the side to move
-(1 won, 0.5 drawn, 0 lost).  The weights are those of the logistic model
-``P(win) = 1 / (1 + exp(-score / SCALE))`` that best predicts the labels (maximum likelihood with
-a small L2 penalty, Newton's method).  Quiet: no five to make or block and no open four to make,
-so the label is not decided by a tactic the search sees anyway.  ``--write`` puts the weights
-into bot/config.py (EVAL_OWN, EVAL_OPP, SHAPE_OWN and SHAPE_OPP).
+in each folder) gives the evaluation's features and a label, the game's result for the side to
+move (1 won, 0.5 drawn, 0 lost).  The features are the pattern counts of the side to move and of
+the opponent (``evaluate.pattern_counts``: candidate cells per multiset of four line shapes);
+the evaluation's tables (per class, per line shape, per pattern: bot.config) are all linear in
+them.  The weights are those of the logistic model ``P(win) = 1 / (1 + exp(-score / SCALE))``
+that best predict the labels (maximum likelihood with an L2 penalty, Newton's method); the
+pattern weights get a larger penalty, so a pattern moves away from what its class and shapes
+say only where the games show it.  Quiet: no five to make or block and no open four to make, so
+the label is not decided by a tactic the search sees anyway.  ``--holdout`` reports how well a
+fit on the other games predicts every fifth game; ``--write`` puts the weights (fitted on every
+game) into bot/config.py.
 
-The weights committed (classes and line shapes) came from self-play of the engine at the commit
-that added the line-shape features (weights of the shapes 0): 459 games at 100 ms per move, plus
-the 360 games at 200 ms of three SPRT runs of the same days, 15,418 quiet positions;
-cross-entropy 0.540 with the previous weights, 0.498 fitted, 0.693 for a constant (held out: a
-fit on the 459 games alone took the other games' cross-entropy from 0.599 to 0.564):
+The weights committed came from self-play at 100 ms per move (the commands below, at the commit
+that introduced the pattern weights, all of them 0 then); the figures the fit printed are in
+the commit message and the README:
     python -m protocol.arena.openings.generate --random 600 --stones 4 --seed 11 \\
         --out openings.txt
     sente-match --selfplay '' '' --openings openings.txt --games 600 --concurrency 2 \\
         --timeout-turn 100 --tolerance 4000 --out matches/tune-data
-    python -m bot.tune matches/tune-data matches/sprt-* --write
+    python -m bot.tune matches/tune-data --holdout --write
 """
 
 from __future__ import annotations
@@ -35,46 +37,82 @@ from typing import Any
 import numpy as np
 
 from bot import config
+from bot.core import evaluate, shapes
 from bot.core.board import Board
-from bot.core import evaluate
-from bot.core.shapes import C_FIVE, C_NONE, CLASS_NAMES, FIVE, NONE, SHAPE_NAMES
+from bot.core.shapes import C_FIVE, C_NONE, CLASS_NAMES, FIVE, NONE, PATTERNS, SHAPE_NAMES
 from bot.core.threats import scan_threats
 
 SCALE = 300.0  # evaluation units per unit of log-odds: keeps weights near the ordering weights
-L2 = 1e-3  # penalty on the squared weights (in log-odds units): steadies rarely seen classes
+# Penalties on the squared weights (in log-odds units): larger steadies rarely seen features
+# and fits the games less closely.  The pattern weights correct the class and shape weights,
+# so they are held closer to 0.
+L2 = 1e-3
+PATTERN_L2 = 1e-2
 SKIP_PLIES = 2  # positions this close to the opening say little about the weights
-# A class seen in fewer positions than this keeps its current weight: too few to fit.
+# A feature seen in fewer positions than this keeps its current weight: too few to fit.
 MIN_SUPPORT = 300
+HOLDOUT_EVERY = 5  # --holdout: every fifth game is held out
 CONFIG_FILE = Path(__file__).with_name("config.py")
+PATTERN_NAMES = tuple(shapes.pattern_name(p) for p in range(PATTERNS))
 
 
 @dataclass(frozen=True)
 class Group:
-    """One table of weights in bot/config.py and where its features lie in the vector."""
+    """One table of weights in bot/config.py."""
 
     name: str  # the constant in bot/config.py
-    offset: int  # first feature of the group in evaluate.features' vector
     names: tuple[str, ...]  # of its entries
     skipped: tuple[int, ...]  # entries not fitted (no information, or never quiet)
     sign: int  # +1 added to the score, -1 subtracted (the opponent's)
+    penalty: float
 
     def fitted(self) -> list[int]:
         return [i for i in range(len(self.names)) if i not in self.skipped]
 
 
 GROUPS = (
-    Group("EVAL_OWN", evaluate.OWN_CLASSES, CLASS_NAMES, (C_NONE, C_FIVE), 1),
-    Group("EVAL_OPP", evaluate.OPP_CLASSES, CLASS_NAMES, (C_NONE, C_FIVE), -1),
-    Group("SHAPE_OWN", evaluate.OWN_SHAPES, SHAPE_NAMES, (NONE, FIVE), 1),
-    Group("SHAPE_OPP", evaluate.OPP_SHAPES, SHAPE_NAMES, (NONE, FIVE), -1),
+    Group("EVAL_OWN", CLASS_NAMES, (C_NONE, C_FIVE), 1, L2),
+    Group("EVAL_OPP", CLASS_NAMES, (C_NONE, C_FIVE), -1, L2),
+    Group("SHAPE_OWN", SHAPE_NAMES, (NONE, FIVE), 1, L2),
+    Group("SHAPE_OPP", SHAPE_NAMES, (NONE, FIVE), -1, L2),
+    Group("PATTERN_OWN", PATTERN_NAMES, (0,), 1, PATTERN_L2),
+    Group("PATTERN_OPP", PATTERN_NAMES, (0,), -1, PATTERN_L2),
 )
-COLUMNS = [group.offset + i for group in GROUPS for i in group.fitted()]
+
+
+def feature_matrix() -> np.ndarray:
+    """float64[2 * PATTERNS, fitted weights]: column j holds how much one cell of each pattern
+    (the mover's, then the opponent's) adds to the feature of the j-th fitted weight."""
+    per_pattern = {
+        "EVAL": np.zeros((PATTERNS, shapes.CLASSES)),
+        "SHAPE": np.zeros((PATTERNS, shapes.SHAPES)),
+        "PATTERN": np.eye(PATTERNS),
+    }
+    for p, four in enumerate(shapes.pattern_shapes()):
+        per_pattern["EVAL"][p, shapes.class_of_shapes(*four)] = 1
+        for shape in four:
+            per_pattern["SHAPE"][p, shape] += 1
+    columns = []
+    for group in GROUPS:
+        kind, side = group.name.split("_")
+        block = np.zeros((2 * PATTERNS, len(group.names)))
+        rows = slice(0, PATTERNS) if side == "OWN" else slice(PATTERNS, 2 * PATTERNS)
+        block[rows] = per_pattern[kind]
+        columns.append(block[:, group.fitted()])
+    return np.hstack(columns)
 
 
 @dataclass(frozen=True)
 class Samples:
-    features: np.ndarray  # float64[n, len(COLUMNS)]: the fitted features of each position
+    counts: np.ndarray  # float64[n, 2 * PATTERNS]: pattern counts of each position
     labels: np.ndarray  # float64[n]: 1 the side to move won, 0.5 drawn, 0 lost
+    games: np.ndarray  # int64[n]: the number of the game each position comes from
+
+    def features(self) -> np.ndarray:
+        return np.asarray(self.counts @ feature_matrix(), dtype=np.float64)
+
+    def subset(self, keep: np.ndarray) -> Samples:
+        return Samples(self.counts[keep], self.labels[keep], self.games[keep])
 
 
 def game_positions(game: dict[str, Any]) -> Iterator[tuple[Board, float]]:
@@ -97,44 +135,51 @@ def game_positions(game: dict[str, Any]) -> Iterator[tuple[Board, float]]:
 def collect(folders: Iterable[Path]) -> Samples:
     rows: list[np.ndarray] = []
     labels: list[float] = []
-    counts = np.zeros(evaluate.FEATURES, dtype=np.int64)
+    games: list[int] = []
+    counts = np.zeros(2 * PATTERNS, dtype=np.int64)
+    patterns = evaluate.pattern_table()
+    number = 0
     for folder in folders:
         for line in (folder / "results.jsonl").read_text().splitlines():
             game = json.loads(line)
             if game["cause"] not in ("five", "full_board", "adjudicated"):
                 continue  # forfeits say nothing about the position
             for board, label in game_positions(game):
-                evaluate.features(board.state, board.side_to_move(), counts)
-                rows.append(counts[COLUMNS].astype(np.float64))
+                evaluate.pattern_counts(board.state, board.side_to_move(), patterns, counts)
+                rows.append(counts.astype(np.float32))
                 labels.append(label)
+                games.append(number)
+            number += 1
     if not rows:
         raise SystemExit("no quiet positions found in the given folders")
-    return Samples(np.vstack(rows), np.array(labels))
+    return Samples(np.vstack(rows).astype(np.float64), np.array(labels), np.array(games))
 
 
-def loss(samples: Samples, weights: np.ndarray) -> float:
+def loss(features: np.ndarray, labels: np.ndarray, weights: np.ndarray) -> float:
     """Mean cross-entropy of the model's predictions (weights in log-odds units)."""
-    p = 1.0 / (1.0 + np.exp(-np.clip(samples.features @ weights, -30, 30)))
+    p = 1.0 / (1.0 + np.exp(-np.clip(features @ weights, -30, 30)))
     p = np.clip(p, 1e-9, 1 - 1e-9)
-    y = samples.labels
-    return float(-np.mean(y * np.log(p) + (1 - y) * np.log(1 - p)))
+    return float(-np.mean(labels * np.log(p) + (1 - labels) * np.log(1 - p)))
 
 
-def fit(samples: Samples, start: np.ndarray | None = None, iterations: int = 30) -> np.ndarray:
-    """Maximum-likelihood weights (log-odds units) by Newton's method with an L2 penalty.
+def fit(features: np.ndarray, labels: np.ndarray, penalties: np.ndarray,
+        start: np.ndarray | None = None, iterations: int = 30) -> np.ndarray:
+    """Maximum-likelihood weights (log-odds units) by Newton's method, with the L2 penalty
+    ``penalties[j]`` on weight j.
 
     Features present in fewer than MIN_SUPPORT positions keep their ``start`` weight (zero
     without one) and only shift the others' fit."""
-    supported = np.count_nonzero(samples.features, axis=0) >= MIN_SUPPORT
-    fixed = np.zeros(samples.features.shape[1]) if start is None else start.copy()
-    offset = samples.features[:, ~supported] @ fixed[~supported]
-    x, y = samples.features[:, supported], samples.labels
+    supported = np.count_nonzero(features, axis=0) >= MIN_SUPPORT
+    fixed = np.zeros(features.shape[1]) if start is None else start.copy()
+    offset = features[:, ~supported] @ fixed[~supported]
+    x = features[:, supported]
+    penalty = penalties[supported]
     n, k = x.shape
-    w = np.zeros(k)
+    w = fixed[supported].copy()
     for _ in range(iterations):
         p = 1.0 / (1.0 + np.exp(-np.clip(x @ w + offset, -30, 30)))
-        gradient = x.T @ (p - y) / n + L2 * w
-        hessian = (x * (p * (1 - p))[:, None]).T @ x / n + L2 * np.eye(k)
+        gradient = x.T @ (p - labels) / n + penalty * w
+        hessian = (x * (p * (1 - p))[:, None]).T @ x / n + np.diag(penalty)
         step = np.linalg.solve(hessian, gradient)
         w -= step
         if np.max(np.abs(step)) < 1e-9:
@@ -143,56 +188,98 @@ def fit(samples: Samples, start: np.ndarray | None = None, iterations: int = 30)
     return fixed
 
 
-def as_config(weights: np.ndarray) -> dict[str, tuple[int, ...]]:
-    """Each group's table in evaluation units; entries not fitted keep their value (a five
-    never reaches the evaluation: the search scores it as a win)."""
-    tables: dict[str, tuple[int, ...]] = {}
-    column = 0
-    for group in GROUPS:
-        table = list(getattr(config, group.name))
-        for i in group.fitted():
-            table[i] = int(round(group.sign * weights[column] * SCALE))
-            column += 1
-        tables[group.name] = tuple(table)
-    return tables
+def penalties() -> np.ndarray:
+    return np.array([group.penalty for group in GROUPS for _ in group.fitted()])
 
 
 def current_weights() -> np.ndarray:
-    return np.array([group.sign * getattr(config, group.name)[i] / SCALE
-                     for group in GROUPS for i in group.fitted()])
+    return np.concatenate([np.array(_table(group), dtype=np.float64)[group.fitted()]
+                           * group.sign / SCALE for group in GROUPS])
+
+
+def _table(group: Group) -> list[int]:
+    value = getattr(config, group.name)
+    if isinstance(value, dict):
+        return list(config.pattern_weights(value))
+    return list(value)
+
+
+def as_config(weights: np.ndarray) -> dict[str, tuple[int, ...] | dict[str, int]]:
+    """Each group's table in evaluation units (pattern tables as {name: weight} without the
+    zeros); entries not fitted keep their value (a five never reaches the evaluation: the
+    search scores it as a win)."""
+    tables: dict[str, tuple[int, ...] | dict[str, int]] = {}
+    column = 0
+    for group in GROUPS:
+        table = _table(group)
+        for i in group.fitted():
+            table[i] = int(round(group.sign * weights[column] * SCALE))
+            column += 1
+        if group.name.startswith("PATTERN"):
+            tables[group.name] = {group.names[i]: v for i, v in enumerate(table) if v}
+        else:
+            tables[group.name] = tuple(table)
+    return tables
 
 
 def feature_names() -> list[str]:
     return [f"{group.name} {group.names[i]}" for group in GROUPS for i in group.fitted()]
 
 
-def write_config(tables: dict[str, tuple[int, ...]]) -> None:
+def config_text(name: str, value: tuple[int, ...] | dict[str, int]) -> str:
+    if isinstance(value, tuple):
+        return f"{name} = {value}"
+    lines = [f'    "{key}": {weight},' for key, weight in value.items()]
+    return "\n".join([f"{name}: dict[str, int] = {{", *lines, "}"])
+
+
+def write_config(tables: dict[str, tuple[int, ...] | dict[str, int]]) -> None:
     text = CONFIG_FILE.read_text()
     for name, values in tables.items():
-        text, found = re.subn(rf"^{name} = .*$", f"{name} = {values}", text, flags=re.M)
+        pattern = (rf"^{name}: dict\[str, int\] = \{{[^}}]*\}}" if isinstance(values, dict)
+                   else rf"^{name} = .*$")
+        text, found = re.subn(pattern, lambda _: config_text(name, values), text, flags=re.M)
         if found != 1:
-            raise SystemExit(f"cannot find the line '{name} = ...' in {CONFIG_FILE}")
+            raise SystemExit(f"cannot find the table '{name}' in {CONFIG_FILE}")
     CONFIG_FILE.write_text(text)
+
+
+def report_holdout(samples: Samples) -> None:
+    held = samples.games % HOLDOUT_EVERY == 0
+    train, test = samples.subset(~held), samples.subset(held)
+    train_x, test_x = train.features(), test.features()
+    weights = fit(train_x, train.labels, penalties(), current_weights())
+    start = current_weights()
+    print(f"held out {len(test.labels)} positions of every {HOLDOUT_EVERY}th game: "
+          f"cross-entropy current {loss(test_x, test.labels, start):.4f}, "
+          f"fitted on the rest {loss(test_x, test.labels, weights):.4f} "
+          f"(on the rest itself {loss(train_x, train.labels, weights):.4f})")
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bot.tune", description=__doc__.split("\n\n")[0])
     parser.add_argument("folders", nargs="+", type=Path, help="sente-match output folders")
+    parser.add_argument("--holdout", action="store_true",
+                        help=f"also fit without every {HOLDOUT_EVERY}th game and test on it")
     parser.add_argument("--write", action="store_true", help="write the weights to config.py")
     args = parser.parse_args(argv)
     samples = collect(args.folders)
-    weights = fit(samples, current_weights())
+    print(f"positions: {len(samples.labels)} from {samples.games[-1] + 1} games, "
+          f"mean label {samples.labels.mean():.3f}")
+    if args.holdout:
+        report_holdout(samples)
+    features = samples.features()
+    weights = fit(features, samples.labels, penalties(), current_weights())
+    support = np.count_nonzero(features, axis=0)
+    kept = sum(count < MIN_SUPPORT for count in support)
+    print(f"{len(support) - kept} weights fitted, {kept} kept at their current value (seen in "
+          f"fewer than {MIN_SUPPORT} positions)")
+    print(f"cross-entropy: current weights {loss(features, samples.labels, current_weights()):.4f}"
+          f", fitted {loss(features, samples.labels, weights):.4f}, constant "
+          f"{loss(features, samples.labels, weights * 0):.4f}")
     tables = as_config(weights)
-    print(f"positions: {len(samples.labels)}, mean label {samples.labels.mean():.3f}")
-    support = np.count_nonzero(samples.features, axis=0)
-    kept = [f"{name} ({count})" for name, count in zip(feature_names(), support)
-            if count < MIN_SUPPORT]
-    print("kept at their current weight (seen in too few positions): " + (", ".join(kept) or
-                                                                          "none"))
-    print(f"cross-entropy: current weights {loss(samples, current_weights()):.4f}, "
-          f"fitted {loss(samples, weights):.4f}, constant {loss(samples, weights * 0):.4f}")
     for name, values in tables.items():
-        print(f"{name} = {values}")
+        print(config_text(name, values))
     if args.write:
         write_config(tables)
         print(f"written to {CONFIG_FILE}")

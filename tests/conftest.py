@@ -6,6 +6,7 @@ import random
 from pathlib import Path
 
 import numba
+import numpy as np
 import pytest
 
 from bot.core.board import Board
@@ -25,12 +26,14 @@ RULES = (0, 1, 4, 8, 9)  # freestyle, exact five, renju, caro, exact caro
 SIZES = ((15, 15), (20, 20), (12, 17))
 
 
-def clustered_position(rng: random.Random, width: int, height: int,
-                       rule: int) -> tuple[Board, naive.Position, list[tuple[int, int]]]:
-    """Stones in a random square patch (dense enough for threes and fours), mostly one colour.
+def clustered_position(rng: random.Random, width: int, height: int, rule: int,
+                       cell_values: np.ndarray | None = None
+                       ) -> tuple[Board, naive.Position, list[tuple[int, int]]]:
+    """Stones in a random square patch (dense enough for threes and fours), mostly one colour,
+    on a board evaluated with ``cell_values``.
 
     Returns both boards and the empty cells in and around the patch."""
-    board = Board(width, height, rule)
+    board = Board(width, height, rule, cell_values)
     pos = naive.Position(width, height, rule)
     cx, cy, radius = rng.randrange(width), rng.randrange(height), rng.randint(2, 5)
     density, bias = rng.uniform(0.2, 0.6), rng.uniform(0.5, 0.9)

@@ -302,14 +302,14 @@ def full_window_search(board, ss, depth: int, ply: int, colour: int) -> int:  # 
     if opp_fives == 0 and own_win_four >= 0:
         return MATE - ply - 3
     if ply >= MAX_PLY - 1:
-        return int(evaluate(st, colour, ss.config))
+        return int(evaluate(st, colour))
     forced = opp_fives == 1
     if depth <= 0 and not forced:
         if ss.config[P_LEAF_VCF] and ss.config[P_VCF_DEPTH] > 0:
             plies = vcf(st, ss, colour, ss.config[P_VCF_DEPTH])
             if plies > 0:
                 return MATE - ply - plies
-        return int(evaluate(st, colour, ss.config))
+        return int(evaluate(st, colour))
     if forced:
         moves, complete = [opp_five], True
     else:

@@ -20,9 +20,15 @@ from tests.conftest import RULES, SIZES, clustered_position, scaled
 pytestmark = pytest.mark.pure_python
 
 POSITIONS_PER_CASE = scaled(340)  # x 3 sizes: over a thousand positions per rule
-# The class and shape counts are recounted naively (every candidate, every direction) on one
+# The evaluation's sums are recounted naively (every candidate, every direction) on one
 # position in this many: the slowest check, and a hundred positions per rule are plenty.
 COUNT_EVERY = 10
+# A random evaluation table: every shape word its own value, so a sum kept wrongly shows.
+CELL_VALUES = np.random.default_rng(5).integers(-1000, 1000, size=(2, 1 << 16), dtype=np.int32)
+
+
+def word(four_shapes: list[int]) -> int:
+    return sum(shape << (4 * d) for d, shape in enumerate(four_shapes))
 
 
 @pytest.mark.parametrize("rule", RULES)
@@ -32,7 +38,7 @@ def test_kernels_agree_with_naive_twins(rule: int, size: tuple[int, int]) -> Non
     width, height = size
     values = state.zobrist_values()
     for index in range(POSITIONS_PER_CASE):
-        board, pos, around = clustered_position(rng, width, height, rule)
+        board, pos, around = clustered_position(rng, width, height, rule, CELL_VALUES)
         for x, y in rng.sample(around, min(4, len(around))):
             for colour in (naive.BLACK, naive.WHITE):
                 got = [board.shape(x, y, colour, d) for d in range(4)]
@@ -46,24 +52,20 @@ def test_kernels_agree_with_naive_twins(rule: int, size: tuple[int, int]) -> Non
         assert set(board.candidates()) == naive.candidates(pos)
         assert len(board.candidates()) == len(naive.candidates(pos))
         for colour in (naive.BLACK, naive.WHITE) if index % COUNT_EVERY == 0 else ():
-            counts = np.bincount([naive.cell_class(pos, x, y, colour)
-                                  for x, y in naive.candidates(pos)], minlength=shapes.CLASSES)
-            assert np.array_equal(board.state.class_counts[colour - 1], counts)
-            lines = np.bincount([naive.shape(pos, x, y, colour, d) for x, y in
-                                 naive.candidates(pos) for d in range(4)], minlength=shapes.SHAPES)
-            assert np.array_equal(board.state.shape_counts[colour - 1], lines)
+            words = [word([naive.shape(pos, x, y, colour, d) for d in range(4)])
+                     for x, y in naive.candidates(pos)]
+            sums = [int(CELL_VALUES[row, words].sum()) for row in range(2)]
+            assert list(board.state.value_sums[colour - 1]) == sums
         assert board.symmetric_hashes() == naive.hashes(pos, values)
 
 
-def assert_class_counts_recount(board: Board) -> None:
-    """The incrementally kept class and shape counts equal a count over the candidate cells."""
+def assert_value_sums_recount(board: Board) -> None:
+    """The incrementally kept value sums equal a sum over the candidate cells."""
     for colour in (1, 2):
-        recount = np.bincount([board.cell_class(x, y, colour) for x, y in board.candidates()],
-                              minlength=shapes.CLASSES)
-        assert np.array_equal(board.state.class_counts[colour - 1], recount)
-        lines = np.bincount([board.shape(x, y, colour, d) for x, y in board.candidates()
-                             for d in range(4)], minlength=shapes.SHAPES)
-        assert np.array_equal(board.state.shape_counts[colour - 1], lines)
+        words = [word([board.shape(x, y, colour, d) for d in range(4)])
+                 for x, y in board.candidates()]
+        sums = [int(CELL_VALUES[row, words].sum()) for row in range(2)]
+        assert list(board.state.value_sums[colour - 1]) == sums
 
 
 def snapshot(board: Board) -> dict[str, np.ndarray]:
@@ -75,7 +77,7 @@ def snapshot(board: Board) -> dict[str, np.ndarray]:
 def test_make_unmake_round_trip_restores_every_array(data: st.DataObject, rule: int,
                                                     size: tuple[int, int]) -> None:
     width, height = size
-    board = Board(width, height, rule)
+    board = Board(width, height, rule, CELL_VALUES)
     points = [(x, y) for x in range(width) for y in range(height)]
     prefix = data.draw(st.lists(st.sampled_from(points), max_size=40, unique=True))
     for x, y in prefix:
@@ -85,10 +87,10 @@ def test_make_unmake_round_trip_restores_every_array(data: st.DataObject, rule: 
     extra = data.draw(st.lists(st.sampled_from(rest), min_size=1, max_size=30, unique=True))
     for x, y in extra:
         board.play(x, y)
-    assert_class_counts_recount(board)
+    assert_value_sums_recount(board)
     for x, y in reversed(extra):
         assert board.undo() == (x, y)
-        assert_class_counts_recount(board)
+        assert_value_sums_recount(board)
     after = snapshot(board)
     for name, array in before.items():
         assert np.array_equal(array, after[name]), name

@@ -71,7 +71,8 @@ def test_a_stopped_iteration_keeps_the_win_a_pass_had_proved(
     board = Board(15, 15, 0)
     # black's open three on row 7 and black to move: (4,7) or (8,7) makes an open four
     board.setup([(5, 7, 1), (0, 0, 2), (6, 7, 1), (14, 0, 2), (7, 7, 1), (0, 14, 2)])
-    ss = searchstate.new_search_state(1 << 12, Config().as_array())
+    ss = searchstate.new_search_state(1 << 12, Config().as_array(),
+                                       Config().order_values)
     real = driver.alphabeta
     proved: list[int] = []
 
@@ -136,7 +137,8 @@ def test_mtdf_converges_to_the_full_window_value(depth: int) -> None:
     rng = random.Random(depth)
     settings = EXACT
     engine = Engine(settings)
-    reference = searchstate.new_search_state(1 << 10, settings.as_array())
+    reference = searchstate.new_search_state(1 << 10, settings.as_array(),
+                                              settings.order_values)
     compared = 0
     positions = scaled(4 if depth == 3 else 8)  # the depth-3 reference is the slow one
     for _ in range(positions):

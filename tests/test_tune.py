@@ -9,39 +9,69 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bot import tune
+from bot import config, tune
 from bot.config import Config
-from bot import config
-from bot.core.evaluate import FEATURES, OPP_CLASSES, OPP_SHAPES, OWN_CLASSES, OWN_SHAPES
-from bot.core.evaluate import evaluate, features
-from bot.core.searchstate import CLASSES, SHAPES
+from bot.core import shapes
+from bot.core.board import Board
+from bot.core.evaluate import evaluate, pattern_counts, pattern_table
+from bot.core.shapes import CLASSES, SHAPES
 from tests.conftest import RULES, clustered_position, scaled
+
+
+def random_config(rng: random.Random) -> Config:
+    def weights(count: int) -> tuple[int, ...]:
+        return tuple(rng.randrange(-50, 500) for _ in range(count))
+
+    return Config(eval_own=weights(CLASSES), eval_opp=weights(CLASSES),
+                  shape_own=weights(SHAPES), shape_opp=weights(SHAPES),
+                  pattern_own=weights(shapes.PATTERNS), pattern_opp=weights(shapes.PATTERNS))
+
+
+def cell_value(settings: Config, board: Board, x: int, y: int, colour: int, mover: bool) -> int:
+    """One candidate cell's value for ``colour``, from the weights' definitions."""
+    four = [board.shape(x, y, colour, d) for d in range(4)]
+    pattern = shapes.pattern_shapes().index(tuple(sorted(four, reverse=True)))
+    own = (settings.eval_own, settings.shape_own, settings.pattern_own)
+    opp = (settings.eval_opp, settings.shape_opp, settings.pattern_opp)
+    classes, lines, patterns = own if mover else opp
+    return (classes[board.cell_class(x, y, colour)] + sum(lines[shape] for shape in four)
+            + patterns[pattern])
 
 
 @pytest.mark.pure_python
 @pytest.mark.parametrize("rule", RULES)
-def test_the_evaluation_is_its_weights_dotted_with_the_features(rule: int) -> None:
+def test_the_evaluation_sums_class_shape_and_pattern_weights_over_candidate_cells(
+        rule: int) -> None:
     rng = random.Random(rule)
-
-    def weights(count: int) -> tuple[int, ...]:
-        return tuple(rng.randrange(-50, 500) for _ in range(count))
-
-    settings = Config(eval_own=weights(CLASSES), eval_opp=weights(CLASSES),
-                      shape_own=weights(SHAPES), shape_opp=weights(SHAPES))
-    array = settings.as_array()
-    counts = np.zeros(FEATURES, dtype=np.int64)
-    for _ in range(scaled(200)):
-        board, _, _ = clustered_position(rng, 15, 15, rule)
+    settings = random_config(rng)
+    counts = np.zeros(2 * shapes.PATTERNS, dtype=np.int64)
+    seen: set[int] = set()
+    for _ in range(scaled(60)):
+        board, _, _ = clustered_position(rng, 15, 15, rule, settings.cell_values)
         for colour in (1, 2):
-            features(board.state, colour, counts)
-            expected = (np.dot(settings.eval_own, counts[OWN_CLASSES:OWN_CLASSES + CLASSES])
-                        - np.dot(settings.eval_opp, counts[OPP_CLASSES:OPP_CLASSES + CLASSES])
-                        + np.dot(settings.shape_own, counts[OWN_SHAPES:OWN_SHAPES + SHAPES])
-                        - np.dot(settings.shape_opp, counts[OPP_SHAPES:OPP_SHAPES + SHAPES]))
-            assert evaluate(board.state, colour, array) == expected
-            candidates = len(board.candidates())
-            assert counts[OWN_CLASSES:OWN_CLASSES + CLASSES].sum() == candidates
-            assert counts[OWN_SHAPES:OWN_SHAPES + SHAPES].sum() == 4 * candidates
+            expected = sum(cell_value(settings, board, x, y, colour, True)
+                           - cell_value(settings, board, x, y, 3 - colour, False)
+                           for x, y in board.candidates())
+            assert evaluate(board.state, colour) == expected
+            # the features the tuner fits: the same score is linear in the pattern counts
+            pattern_counts(board.state, colour, pattern_table(), counts)
+            assert counts[:shapes.PATTERNS].sum() == len(board.candidates())
+            seen.update(int(feature) for feature in np.flatnonzero(counts))
+    assert len(seen) > 80  # the positions exercised many patterns of both sides
+
+
+def test_a_new_table_is_summed_afresh_over_the_position() -> None:
+    rng = random.Random(9)
+    first, second = random_config(rng), random_config(rng)
+    board, _, _ = clustered_position(rng, 15, 15, 0, first.cell_values)
+    stones = [(x, y, board.stone(x, y)) for x, y in board.moves()]
+    board.set_cell_values(second.cell_values)
+    fresh = Board(15, 15, 0, second.cell_values)
+    fresh.setup(stones)
+    assert np.array_equal(board.state.value_sums, fresh.state.value_sums)
+    before = Board(15, 15, 0, first.cell_values)
+    before.setup(stones)
+    assert np.any(before.state.value_sums != fresh.state.value_sums)  # the change showed
 
 
 def test_the_fit_recovers_the_weights_that_made_the_labels() -> None:
@@ -50,10 +80,9 @@ def test_the_fit_recovers_the_weights_that_made_the_labels() -> None:
     features = rng.poisson(2.0, size=(20000, 6)).astype(np.float64) - 2.0
     p = 1 / (1 + np.exp(-features @ true))
     labels = (rng.random(20000) < p).astype(np.float64)
-    fitted = tune.fit(tune.Samples(features, labels))
+    fitted = tune.fit(features, labels, np.full(6, 1e-4))
     assert np.max(np.abs(fitted - true)) < 0.1, (fitted, true)
-    samples = tune.Samples(features, labels)
-    assert tune.loss(samples, fitted) < tune.loss(samples, true * 0) - 0.05
+    assert tune.loss(features, labels, fitted) < tune.loss(features, labels, true * 0) - 0.05
 
 
 def test_positions_come_from_the_records_labelled_for_the_side_to_move(tmp_path: Path) -> None:
@@ -68,7 +97,15 @@ def test_positions_come_from_the_records_labelled_for_the_side_to_move(tmp_path:
     # plies 4..8 are past the opening's two skipped plies; at ply 7 white must block black's
     # four and at ply 8 black completes it, so plies 4, 6 (black to move) and 5 are quiet
     assert list(samples.labels) == [1.0, 0.0, 1.0]
-    assert samples.features.shape == (3, len(tune.COLUMNS))
+    assert list(samples.games) == [0, 0, 0]
+    assert samples.features().shape == (3, len(tune.feature_names()))
+    # the first quiet position (black to move, ply 4): counts of the mover's patterns first
+    board = Board(15, 15, 0)
+    for x, y in [(0, 0), (0, 5), (1, 0), (1, 5)]:
+        board.play(x, y)
+    expected = np.zeros(2 * shapes.PATTERNS, dtype=np.int64)
+    pattern_counts(board.state, 1, pattern_table(), expected)
+    assert np.array_equal(samples.counts[0], expected)
 
 
 def test_fitted_weights_go_back_to_their_tables_with_the_evaluation_sign() -> None:
@@ -76,4 +113,18 @@ def test_fitted_weights_go_back_to_their_tables_with_the_evaluation_sign() -> No
     tables with the sign the evaluation subtracts them with."""
     tables = tune.as_config(tune.current_weights())
     for group in tune.GROUPS:
-        assert tables[group.name] == tuple(getattr(config, group.name)), group.name
+        assert tables[group.name] == getattr(config, group.name), group.name
+
+
+def test_written_tables_are_read_back_by_the_config(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    copy = tmp_path / "config.py"
+    copy.write_text(tune.CONFIG_FILE.read_text())
+    monkeypatch.setattr(tune, "CONFIG_FILE", copy)
+    tables = tune.as_config(tune.current_weights() * 1.5)
+    tune.write_config(tables)
+    tune.write_config(tables)  # a second write finds the tables the first one wrote
+    namespace: dict[str, object] = {}
+    exec(compile(copy.read_text(), str(copy), "exec"), namespace)
+    for name, table in tables.items():
+        assert namespace[name] == table, name

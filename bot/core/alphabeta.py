@@ -67,7 +67,7 @@ def alphabeta(st: BoardState, ss: SearchState, depth: int, beta: int, ply: int,
             ctrl[C_BEST] = own_win_four
         return MATE - ply - 3
     if ply >= MAX_PLY - 1:
-        return evaluate(st, colour, ss.config)
+        return evaluate(st, colour)
 
     key = st.hashes[0]
     tt_move, tt_score, cut = tt.probe(ss.tt_keys, ss.tt_data, key, depth, beta, ply)
@@ -76,7 +76,7 @@ def alphabeta(st: BoardState, ss: SearchState, depth: int, beta: int, ply: int,
 
     forced = opp_fives == 1
     if depth <= 0 and not forced:
-        static = evaluate(st, colour, ss.config)
+        static = evaluate(st, colour)
         if static < beta and ss.config[P_LEAF_VCF] and ss.config[P_VCF_DEPTH] > 0:
             # a win by fours matters only where the static score does not already hold beta
             plies = leaf_vcf(st, ss, colour, ss.config[P_VCF_DEPTH],

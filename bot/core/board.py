@@ -10,7 +10,7 @@ from collections.abc import Iterable, Iterator
 
 import numpy as np
 
-from bot.core import moves, shapes
+from bot.core import evaluate, moves, shapes
 from bot.core.errors import CoordinateError, HistoryError, OccupiedError
 from bot.core.state import (
     M_CANDIDATES, M_HEIGHT, M_PLY, M_RULE, M_STRIDE, M_SYMMETRIES, M_WIDTH, PAD, RULE_RENJU,
@@ -23,9 +23,18 @@ Point = tuple[int, int]
 class Board:
     """A position on a ``width`` x ``height`` board under a Gomocup rule bit mask."""
 
-    def __init__(self, width: int, height: int | None = None, rule: int = 0) -> None:
-        self.state: BoardState = new_state(_as_int(width), _as_int(width if height is None
-                                                                     else height), _as_int(rule))
+    def __init__(self, width: int, height: int | None = None, rule: int = 0,
+                 cell_values: np.ndarray | None = None) -> None:
+        """``cell_values``: the evaluation's table (bot.config.Config.cell_values; None: every
+        position evaluates to 0)."""
+        self.state: BoardState = new_state(
+            _as_int(width), _as_int(width if height is None else height), _as_int(rule),
+            cell_values)
+
+    def set_cell_values(self, cell_values: np.ndarray) -> None:
+        """Evaluate with another table from now on (the sums are recounted)."""
+        self.state.cell_values[:] = cell_values
+        evaluate.recount_values(self.state)
 
     # --- geometry ---------------------------------------------------------------------------
     @property

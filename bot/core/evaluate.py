@@ -1,49 +1,81 @@
-"""The static evaluation: a linear score over features of the candidate cells.
+"""The static evaluation: a sum of per-cell values kept up to date by make/unmake.
 
-The features (``features``), for the side to move and for the opponent: how many candidate cells
-have each class (the four line shapes combined), and how many (candidate cell, direction) pairs
-have each line shape; make/unmake keep both counts.  The weights are config[P_EVAL_OWN:],
-[P_EVAL_OPP:], [P_SHAPE_OWN:] and [P_SHAPE_OPP:] (bot.config, fitted to game outcomes by
-``python -m bot.tune``).
+Every candidate cell has, for each colour, a *shape word* (its four line shapes, see
+bot.core.shapes).  ``BoardState.cell_values`` gives each word a value for the colour to move
+(row 0) and for the colour that just moved (row 1); make/unmake keep, per colour, both rows
+summed over the candidate cells (``BoardState.value_sums``), so the score of a position is two
+array reads.  The table is built by ``cell_value_table`` from the weights in bot.config: a value
+per class (the four shapes combined), per line shape, and per pattern (the four shapes as a
+multiset), fitted to game outcomes by ``python -m bot.tune``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
+from bot.core import shapes
 from bot.core.jit import kernel
-from bot.core.searchstate import (
-    CLASSES, P_EVAL_OPP, P_EVAL_OWN, P_SHAPE_OPP, P_SHAPE_OWN, SHAPES,
-)
-from bot.core.state import BoardState
+from bot.core.state import M_CANDIDATES, BoardState, class_table
 
-# Layout of the feature vector: own classes, opponent classes, own shapes, opponent shapes.
-OWN_CLASSES, OPP_CLASSES = 0, CLASSES
-OWN_SHAPES, OPP_SHAPES = 2 * CLASSES, 2 * CLASSES + SHAPES
-FEATURES = 2 * (CLASSES + SHAPES)
+WORDS = 1 << 16
+_pattern_table: list[np.ndarray] = []
+
+
+def pattern_table() -> np.ndarray:
+    """uint16[2^16]: the pattern number of each shape word (built once per process)."""
+    if not _pattern_table:
+        _pattern_table.append(shapes.build_pattern_table())
+    return _pattern_table[0]
+
+
+def cell_value_table(class_weights: tuple[Sequence[int], Sequence[int]],
+                     shape_weights: tuple[Sequence[int], Sequence[int]],
+                     pattern_weights: tuple[Sequence[int], Sequence[int]]) -> np.ndarray:
+    """int32[2, 2^16]: for each row (0: the colour to move, 1: the other), a word's value is
+    its class's weight, plus the weights of its four shapes, plus its pattern's weight."""
+    words = np.arange(WORDS)
+    nibbles = np.stack([(words >> (4 * d)) & 15 for d in range(4)])
+    valid = np.all(nibbles < shapes.SHAPES, axis=0)
+    nibbles[:, ~valid] = 0
+    classes = class_table().astype(np.int64)
+    patterns = pattern_table().astype(np.int64)
+    table = np.zeros((2, WORDS), dtype=np.int64)
+    for row in range(2):
+        table[row] = (np.asarray(class_weights[row], dtype=np.int64)[classes]
+                      + np.asarray(shape_weights[row], dtype=np.int64)[nibbles].sum(axis=0)
+                      + np.asarray(pattern_weights[row], dtype=np.int64)[patterns])
+    table[:, ~valid] = 0
+    return table.astype(np.int32)
 
 
 @kernel()
-def evaluate(st: BoardState, colour: int, config: np.ndarray) -> int:
-    """Static score for ``colour`` to move: the weights dotted with ``features``, the
-    opponent's counts subtracted."""
-    own, opp = colour - 1, 2 - colour
-    total = 0
-    for kind in range(CLASSES):
-        total += (config[P_EVAL_OWN + kind] * st.class_counts[own, kind]
-                  - config[P_EVAL_OPP + kind] * st.class_counts[opp, kind])
-    for shape in range(SHAPES):
-        total += (config[P_SHAPE_OWN + shape] * st.shape_counts[own, shape]
-                  - config[P_SHAPE_OPP + shape] * st.shape_counts[opp, shape])
-    return int(total)
+def evaluate(st: BoardState, colour: int) -> int:
+    """Static score for ``colour`` to move: its cells' values as the mover minus the
+    opponent's cells' values as the side that just moved."""
+    return int(st.value_sums[colour - 1, 0] - st.value_sums[2 - colour, 1])
 
 
 @kernel()
-def features(st: BoardState, colour: int, out: np.ndarray) -> None:
-    """Fill ``out[0:FEATURES]`` with the evaluation's features for ``colour`` to move, laid out
-    as OWN_CLASSES, OPP_CLASSES, OWN_SHAPES, OPP_SHAPES."""
-    own, opp = colour - 1, 2 - colour
-    out[OWN_CLASSES:OWN_CLASSES + CLASSES] = st.class_counts[own]
-    out[OPP_CLASSES:OPP_CLASSES + CLASSES] = st.class_counts[opp]
-    out[OWN_SHAPES:OWN_SHAPES + SHAPES] = st.shape_counts[own]
-    out[OPP_SHAPES:OPP_SHAPES + SHAPES] = st.shape_counts[opp]
+def recount_values(st: BoardState) -> None:
+    """Sum ``cell_values`` over the candidate cells afresh (after the table changed)."""
+    st.value_sums[:, :] = 0
+    for i in range(st.meta[M_CANDIDATES]):
+        cell = st.candidates[i]
+        for side in range(2):
+            word = st.words[side, cell]
+            for row in range(2):
+                st.value_sums[side, row] += st.cell_values[row, word]
+
+
+@kernel()
+def pattern_counts(st: BoardState, colour: int, patterns: np.ndarray, out: np.ndarray) -> None:
+    """The evaluation's features for ``colour`` to move: ``out[p]`` candidate cells with pattern
+    ``p`` for the mover, ``out[PATTERNS + p]`` for the opponent (``patterns``: pattern_table())."""
+    out[:] = 0
+    own = colour - 1
+    for i in range(st.meta[M_CANDIDATES]):
+        cell = st.candidates[i]
+        out[patterns[st.words[own, cell]]] += 1
+        out[shapes.PATTERNS + patterns[st.words[1 - own, cell]]] += 1

@@ -7,14 +7,15 @@ from numba import types
 
 from bot.core.jit import kernel
 from bot.core.searchstate import (
-    C_ROOT_FILTER, P_BRANCH, P_HISTORY, P_KILLERS, P_ORDER_OPP, P_ORDER_OWN, SearchState,
+    C_ROOT_FILTER, P_BRANCH, P_HISTORY, P_KILLERS, SearchState,
 )
 from bot.core.shapes import C_FOUR
 from bot.core.state import M_CANDIDATES, BoardState
 from bot.core.threats import is_legal
 
-# An ordering score is the class weights shifted left by CLASS_SHIFT, so the killer bonus and
-# the history (capped below the killer bonus) only order moves whose class weights are equal.
+# An ordering score is the cell's ordering values (ss.order_values for the mover's and the
+# opponent's shape word there) shifted left by CLASS_SHIFT, so the killer bonus and the history
+# (capped below the killer bonus) only order moves whose ordering values are equal.
 CLASS_SHIFT = 22
 KILLER_BONUS = 1 << 21  # the newest killer gets twice this, the older one this
 HISTORY_CAP = (1 << 21) - 1
@@ -27,8 +28,8 @@ def generate_moves(st: BoardState, ss: SearchState, ply: int, colour: int, tt_mo
     """Fill ss.moves[ply] and ss.scores[ply] with the legal candidates and their ordering
     scores, unsorted; returns how many.  With ``restrict`` (the opponent has an open three)
     only fours and cells on their lines are generated; at ply 0 under ctrl[C_ROOT_FILTER] only
-    the cells of ss.root_mask.  Score: the table's move first, then
-    class weights; among equal weights killers, then history."""
+    the cells of ss.root_mask.  Score: the table's move first, then the ordering values; among
+    equal values killers, then history."""
     own, opp = colour - 1, 2 - colour
     config = ss.config
     use_history = config[P_HISTORY] != 0
@@ -45,7 +46,8 @@ def generate_moves(st: BoardState, ss: SearchState, ply: int, colour: int, tt_mo
             continue
         if not is_legal(st, cell, colour):
             continue
-        score = (config[P_ORDER_OWN + mine] + config[P_ORDER_OPP + theirs]) << CLASS_SHIFT
+        score = np.int64(ss.order_values[0, st.words[own, cell]]
+                         + ss.order_values[1, st.words[opp, cell]]) << CLASS_SHIFT
         if cell == tt_move:
             score += TT_MOVE_BONUS
         if use_killers:

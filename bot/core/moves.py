@@ -39,24 +39,21 @@ def _refresh_shapes(st: BoardState, cell: int, direction: int) -> None:
         old_word = np.int64(st.words[side, cell])
         word = (old_word & keep) | (shape << shift)
         st.words[side, cell] = word
-        new_class = st.class_table[word]
         if counted:
-            st.class_counts[side, st.classes[side, cell]] -= 1
-            st.class_counts[side, new_class] += 1
-            st.shape_counts[side, (old_word >> shift) & 15] -= 1
-            st.shape_counts[side, shape] += 1
-        st.classes[side, cell] = new_class
+            for row in range(2):
+                st.value_sums[side, row] += (st.cell_values[row, word]
+                                             - st.cell_values[row, old_word])
+        st.classes[side, cell] = st.class_table[word]
 
 
 @kernel(types.void(STATE, types.int64, types.int64))
 def _count_candidate(st: BoardState, cell: int, sign: int) -> None:
-    """Add (``sign`` 1) or take away (-1) the classes and shapes of a cell entering or leaving
-    the candidate list."""
+    """Add (``sign`` 1) or take away (-1) the values of a cell entering or leaving the
+    candidate list."""
     for side in range(2):
-        st.class_counts[side, st.classes[side, cell]] += sign
         word = st.words[side, cell]
-        for direction in range(4):
-            st.shape_counts[side, (word >> (4 * direction)) & 15] += sign
+        for row in range(2):
+            st.value_sums[side, row] += sign * st.cell_values[row, word]
 
 
 @kernel(types.void(*CELL_COLOUR))

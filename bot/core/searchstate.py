@@ -32,14 +32,7 @@ CTRL_SLOTS = 10
 # config[] slots (bot.config fills them; see the comments there for what each trades off)
 P_BRANCH, P_VCF_DEPTH, P_LEAF_VCF = range(3)
 CLASSES = shapes.CLASSES  # bot.core.shapes.C_NONE .. C_FIVE
-P_ORDER_OWN = 3  # move ordering: a weight per class of the mover's stone on the cell
-P_ORDER_OPP = P_ORDER_OWN + CLASSES  # ... and per class of the opponent's stone there
-P_EVAL_OWN = P_ORDER_OPP + CLASSES  # evaluation: a weight per cell of each class for the mover
-P_EVAL_OPP = P_EVAL_OWN + CLASSES  # ... and per cell of each class for the opponent
-SHAPES = shapes.SHAPES  # bot.core.shapes.NONE .. OVERLINE
-P_SHAPE_OWN = P_EVAL_OPP + CLASSES  # evaluation: a weight per line shape of the mover's cells
-P_SHAPE_OPP = P_SHAPE_OWN + SHAPES  # ... and per line shape of the opponent's
-P_HISTORY = P_SHAPE_OPP + SHAPES  # 1: order equally weighted moves by the history heuristic
+P_HISTORY = 3  # 1: order equally weighted moves by the history heuristic
 P_KILLERS = P_HISTORY + 1  # 1: ... and the two latest moves that cut off at the same ply first
 P_LMR_MOVES = P_KILLERS + 1  # moves searched at full depth before late quiet ones are reduced
 P_LEAF_VCF_NODES = P_LMR_MOVES + 1  # node budget of one leaf VCF (0: none)
@@ -62,10 +55,14 @@ class SearchState(NamedTuple):
     root_mask: np.ndarray  # int8[MAX_CELLS]: 1 for the root moves searched under C_ROOT_FILTER
     scratch: np.ndarray  # int64[SCRATCH]: a kernel's short-lived list (read before recursing)
     config: np.ndarray  # int64[CONFIG_SLOTS]
+    order_values: np.ndarray  # int32[2, 2^16]: a move's ordering value per shape word of the
+    # mover's stone on the cell (row 0) and of the opponent's (row 1); see bot.core.movepick
 
 
-def new_search_state(tt_entries: int, config: np.ndarray) -> SearchState:
-    """Buffers for a transposition table of ``tt_entries`` (see ``tt.new_table``)."""
+def new_search_state(tt_entries: int, config: np.ndarray,
+                     order_values: np.ndarray) -> SearchState:
+    """Buffers for a transposition table of ``tt_entries`` (see ``tt.new_table``), with the
+    parameters ``config`` and the move ordering table ``order_values``."""
     keys, data = tt.new_table(tt_entries)
     return SearchState(
         tt_keys=keys,
@@ -80,6 +77,7 @@ def new_search_state(tt_entries: int, config: np.ndarray) -> SearchState:
         root_mask=np.zeros(MAX_CELLS, dtype=np.int8),
         scratch=np.zeros(SCRATCH, dtype=np.int64),
         config=np.ascontiguousarray(config, dtype=np.int64),
+        order_values=np.ascontiguousarray(order_values, dtype=np.int32),
     )
 
 
@@ -105,5 +103,5 @@ def search_state_type() -> Any:
         scores=np.zeros((0, 0), np.int64), history=np.zeros((0, 0), np.int64),
         killers=np.zeros((0, 0), np.int64), root_mask=np.zeros(0, np.int8),
         scratch=np.zeros(0, np.int64),
-        config=np.zeros(0, np.int64))
+        config=np.zeros(0, np.int64), order_values=np.zeros((0, 0), np.int32))
     return numba.typeof(sample)

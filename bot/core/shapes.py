@@ -68,6 +68,37 @@ CLASS_NAMES = (
     "four_three", "double_four", "open_four", "five",
 )
 
+# --- patterns: a cell's four shapes as a multiset (the order of the directions forgotten) -----
+# Pattern numbers run over the multisets of four shapes, sorted descending, in lexicographic
+# order: 0 is (none, none, none, none).  C(SHAPES + 3, 4) of them.
+PATTERNS = 715
+
+
+def pattern_shapes() -> list[tuple[int, int, int, int]]:
+    """The four shapes of each pattern, largest first, indexed by pattern number."""
+    return [(a, b, c, d) for a in range(SHAPES) for b in range(a + 1) for c in range(b + 1)
+            for d in range(c + 1)]
+
+
+def pattern_name(pattern: int) -> str:
+    """``open_three+two`` for a pattern: its shapes other than none, largest first."""
+    names = [SHAPE_NAMES[shape] for shape in pattern_shapes()[pattern] if shape]
+    return "+".join(names) or "none"
+
+
+def build_pattern_table() -> np.ndarray:
+    """uint16[2^16]: the pattern number of every word of four 4-bit shapes (words with a nibble
+    that is no shape map to 0)."""
+    number = {shapes: index for index, shapes in enumerate(pattern_shapes())}
+    table = np.zeros(1 << 16, dtype=np.uint16)
+    for word in range(1 << 16):
+        nibbles = [(word >> (4 * d)) & 15 for d in range(4)]
+        if max(nibbles) < SHAPES:
+            a, b, c, d = sorted(nibbles, reverse=True)
+            table[word] = number[(a, b, c, d)]
+    return table
+
+
 # --- what counts as a win along a line ------------------------------------------------------
 WIN_FREESTYLE = 0  # five or more
 WIN_EXACT = 1  #     exactly five

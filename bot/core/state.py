@@ -46,8 +46,9 @@ class BoardState(NamedTuple):
     near: np.ndarray  # int16[size]: stones within NEAR_RADIUS (Chebyshev)
     candidates: np.ndarray  # int64[size]: empty cells with near > 0, first meta[M_CANDIDATES]
     candidate_index: np.ndarray  # int64[size]: position in candidates, or -1
-    class_counts: np.ndarray  # int64[2, CLASSES]: candidate cells of each class, per colour
-    shape_counts: np.ndarray  # int64[2, SHAPES]: (candidate cell, direction) pairs of each shape
+    cell_values: np.ndarray  # int32[2, 2^16]: a candidate cell's value per shape word (row 0
+    # when its colour is to move, row 1 when the other is; see bot.core.evaluate)
+    value_sums: np.ndarray  # int64[2, 2]: per colour, cell_values summed over candidate cells
     history: np.ndarray  # int64[max_ply, 2]: played cell and its former candidate index
     hashes: np.ndarray  # uint64[8]: Zobrist key of each symmetric image of the position
     steps: np.ndarray  # int64[4]: index step of each direction (→, ↓, ↘, ↙)
@@ -125,8 +126,10 @@ def cell_index(x: int, y: int, stride: int) -> int:
     return (y + PAD) * stride + PAD + x
 
 
-def new_state(width: int, height: int, rule: int) -> BoardState:
-    """An empty board of ``width`` x ``height`` under the Gomocup ``rule`` bit mask."""
+def new_state(width: int, height: int, rule: int,
+              cell_values: np.ndarray | None = None) -> BoardState:
+    """An empty board of ``width`` x ``height`` under the Gomocup ``rule`` bit mask, evaluated
+    with ``cell_values`` (int32[2, 2^16]; None: every cell is worth 0)."""
     for side in (width, height):
         if not MIN_SIDE <= side <= MAX_SIDE:
             raise SizeError(f"board side {side} is outside {MIN_SIDE}..{MAX_SIDE}")
@@ -178,8 +181,9 @@ def new_state(width: int, height: int, rule: int) -> BoardState:
         near=np.zeros(size, dtype=np.int16),
         candidates=np.zeros(size, dtype=np.int64),
         candidate_index=np.full(size, -1, dtype=np.int64),
-        class_counts=np.zeros((2, shapes.CLASSES), dtype=np.int64),
-        shape_counts=np.zeros((2, shapes.SHAPES), dtype=np.int64),
+        cell_values=(np.zeros((2, 1 << 16), dtype=np.int32) if cell_values is None
+                     else np.array(cell_values, dtype=np.int32)),  # its own copy
+        value_sums=np.zeros((2, 2), dtype=np.int64),
         history=np.zeros((width * height + 1, 2), dtype=np.int64),
         hashes=np.zeros(8, dtype=np.uint64),
         steps=steps,
@@ -218,7 +222,7 @@ def state_type() -> Any:
         meta=empty(np.int64, 1), board=empty(np.int8, 1), keys=empty(np.int32, 2),
         words=empty(np.uint16, 2), classes=empty(np.uint8, 2), near=empty(np.int16, 1),
         candidates=empty(np.int64, 1), candidate_index=empty(np.int64, 1),
-        class_counts=empty(np.int64, 2), shape_counts=empty(np.int64, 2),
+        cell_values=empty(np.int32, 2), value_sums=empty(np.int64, 2),
         history=empty(np.int64, 2), hashes=empty(np.uint64, 1), steps=empty(np.int64, 1),
         near_offsets=empty(np.int64, 1), zobrist=empty(np.uint64, 3),
         shape_table=empty(np.uint8, 2), class_table=empty(np.uint8, 1),

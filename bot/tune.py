@@ -13,6 +13,10 @@ the label is not decided by a tactic the search sees anyway.  ``--holdout`` repo
 fit on the other games predicts every fifth game; ``--write`` puts the weights (fitted on every
 game) into bot/config.py.
 
+``--policy`` fits the move ordering instead (ORDER_OWN, ORDER_OPP, POLICY_OWN, POLICY_OPP): the
+candidates' ordering values, read as log-probabilities, are fitted to the moves played (a
+softmax over the candidates the search generates in each position with a choice).
+
 The weights committed came from self-play at 100 ms per move (the commands below, at the commit
 that introduced the pattern weights, all of them 0 then); the figures the fit printed are in
 the commit message and the README:
@@ -37,8 +41,11 @@ from typing import Any
 import numpy as np
 
 from bot import config
+from bot.config import Config
 from bot.core import evaluate, shapes
 from bot.core.board import Board
+from bot.core.movepick import generate_moves
+from bot.core.searchstate import new_search_state
 from bot.core.shapes import C_FIVE, C_NONE, CLASS_NAMES, FIVE, NONE, PATTERNS, SHAPE_NAMES
 from bot.core.threats import scan_threats
 
@@ -53,6 +60,11 @@ SKIP_PLIES = 2  # positions this close to the opening say little about the weigh
 MIN_SUPPORT = 300
 HOLDOUT_EVERY = 5  # --holdout: every fifth game is held out
 CONFIG_FILE = Path(__file__).with_name("config.py")
+# The move ordering (--policy): ordering units per unit of log-probability of the played move.
+# Larger gives the fitted values finer steps; the fours' fixed weights must stay above them.
+POLICY_SCALE = 100.0
+POLICY_STEPS = 400  # gradient steps of the policy fit: more converges closer, slower
+POLICY_RATE = 0.05  # step size (Adam) of the policy fit, in log-probability units
 PATTERN_NAMES = tuple(shapes.pattern_name(p) for p in range(PATTERNS))
 
 
@@ -188,13 +200,13 @@ def fit(features: np.ndarray, labels: np.ndarray, penalties: np.ndarray,
     return fixed
 
 
-def penalties() -> np.ndarray:
-    return np.array([group.penalty for group in GROUPS for _ in group.fitted()])
+def penalties(groups: tuple[Group, ...] = GROUPS) -> np.ndarray:
+    return np.array([group.penalty for group in groups for _ in group.fitted()])
 
 
-def current_weights() -> np.ndarray:
+def current_weights(groups: tuple[Group, ...] = GROUPS, scale: float = SCALE) -> np.ndarray:
     return np.concatenate([np.array(_table(group), dtype=np.float64)[group.fitted()]
-                           * group.sign / SCALE for group in GROUPS])
+                           * group.sign / scale for group in groups])
 
 
 def _table(group: Group) -> list[int]:
@@ -204,26 +216,27 @@ def _table(group: Group) -> list[int]:
     return list(value)
 
 
-def as_config(weights: np.ndarray) -> dict[str, tuple[int, ...] | dict[str, int]]:
+def as_config(weights: np.ndarray, groups: tuple[Group, ...] = GROUPS,
+              scale: float = SCALE) -> dict[str, tuple[int, ...] | dict[str, int]]:
     """Each group's table in evaluation units (pattern tables as {name: weight} without the
     zeros); entries not fitted keep their value (a five never reaches the evaluation: the
     search scores it as a win)."""
     tables: dict[str, tuple[int, ...] | dict[str, int]] = {}
     column = 0
-    for group in GROUPS:
+    for group in groups:
         table = _table(group)
         for i in group.fitted():
-            table[i] = int(round(group.sign * weights[column] * SCALE))
+            table[i] = int(round(group.sign * weights[column] * scale))
             column += 1
-        if group.name.startswith("PATTERN"):
+        if group.names is PATTERN_NAMES:
             tables[group.name] = {group.names[i]: v for i, v in enumerate(table) if v}
         else:
             tables[group.name] = tuple(table)
     return tables
 
 
-def feature_names() -> list[str]:
-    return [f"{group.name} {group.names[i]}" for group in GROUPS for i in group.fitted()]
+def feature_names(groups: tuple[Group, ...] = GROUPS) -> list[str]:
+    return [f"{group.name} {group.names[i]}" for group in groups for i in group.fitted()]
 
 
 def config_text(name: str, value: tuple[int, ...] | dict[str, int]) -> str:
@@ -256,13 +269,187 @@ def report_holdout(samples: Samples) -> None:
           f"(on the rest itself {loss(train_x, train.labels, weights):.4f})")
 
 
+# --- the move ordering (--policy) ------------------------------------------------------------
+# A candidate's ordering value is ORDER_OWN[class of the mover's stone there] + ORDER_OPP[class
+# of the opponent's] + POLICY_OWN[pattern of the mover's] + POLICY_OPP[pattern of the
+# opponent's]; read as log-probabilities (over POLICY_SCALE) of being the move played, they are
+# fitted to the moves of recorded games by maximum likelihood (a softmax over the candidates the
+# search generates), each table held near its current values by the L2 penalties.
+POLICY_GROUPS = (
+    Group("ORDER_OWN", CLASS_NAMES, (C_NONE, C_FIVE), 1, L2),
+    Group("ORDER_OPP", CLASS_NAMES, (C_NONE, C_FIVE), 1, L2),
+    Group("POLICY_OWN", PATTERN_NAMES, (0,), 1, PATTERN_L2),
+    Group("POLICY_OPP", PATTERN_NAMES, (0,), 1, PATTERN_L2),
+)
+
+
+@dataclass(frozen=True)
+class Choices:
+    """The candidates of each position and the one played."""
+
+    entries: np.ndarray  # int64[rows, 4]: class of the mover's stone, class of the opponent's,
+    # pattern of the mover's, pattern of the opponent's, one row per candidate
+    starts: np.ndarray  # int64[positions + 1]: position i's candidates are rows starts[i]..
+    played: np.ndarray  # int64[positions]: the row of the move played
+    games: np.ndarray  # int64[positions]: the game of each position
+
+    def subset(self, keep: np.ndarray) -> Choices:
+        entries, starts, played = [], [0], []
+        for i in np.flatnonzero(keep):
+            rows = self.entries[self.starts[i]:self.starts[i + 1]]
+            played.append(starts[-1] + self.played[i] - self.starts[i])
+            entries.append(rows)
+            starts.append(starts[-1] + len(rows))
+        return Choices(np.vstack(entries), np.array(starts), np.array(played),
+                       self.games[keep])
+
+
+def collect_choices(folders: Iterable[Path]) -> Choices:
+    """Every position where the side to move had a choice (no five to make or block, no open
+    four to make) with the candidates the search would generate there."""
+    patterns = evaluate.pattern_table()
+    default = Config()
+    ss = new_search_state(1 << 10, default.as_array(), default.order_values)
+    entries: list[np.ndarray] = []
+    starts, played, games = [0], [], []
+    number = 0
+    for folder in folders:
+        for line in (folder / "results.jsonl").read_text().splitlines():
+            game = json.loads(line)
+            board = Board(game["width"], game["height"], game["rule"])
+            moves = [tuple(m[:2]) for m in game["opening"]] + [tuple(m[:2]) for m in game["moves"]]
+            for index, (x, y) in enumerate(moves):
+                if not board.stone(x, y) == 0:
+                    break  # an illegal move ended the game
+                st = board.state
+                colour = board.side_to_move()
+                own_five, opp_fives, _, own_win_four, opp_three = scan_threats(st, colour)
+                if (index >= len(game["opening"]) + SKIP_PLIES and own_five < 0
+                        and opp_fives == 0 and own_win_four < 0):
+                    count = generate_moves(st, ss, 0, colour, -1, opp_three)
+                    cells = ss.moves[0, :count]
+                    hit = np.flatnonzero(cells == board.cell(x, y))
+                    if len(hit):
+                        own, opp = st.words[colour - 1, cells], st.words[2 - colour, cells]
+                        entries.append(np.stack([st.classes[colour - 1, cells],
+                                                 st.classes[2 - colour, cells],
+                                                 patterns[own], patterns[opp]], axis=1))
+                        played.append(starts[-1] + int(hit[0]))
+                        starts.append(starts[-1] + count)
+                        games.append(number)
+                board.play(x, y)
+            number += 1
+    if not played:
+        raise SystemExit("no positions with a choice found in the given folders")
+    return Choices(np.vstack(entries).astype(np.int64), np.array(starts), np.array(played),
+                   np.array(games))
+
+
+class PolicyModel:
+    """The softmax over each position's candidates, for the weights of POLICY_GROUPS."""
+
+    def __init__(self, choices: Choices, start: np.ndarray) -> None:
+        self.choices = choices
+        offsets = np.cumsum([0] + [len(g.names) for g in POLICY_GROUPS])
+        column_of = np.full(offsets[-1], -1)
+        column = 0
+        for group, offset in zip(POLICY_GROUPS, offsets):
+            for i in group.fitted():
+                column_of[offset + i] = column
+                column += 1
+        # each row's four table entries as columns of the weight vector (-1: not fitted)
+        self.columns = column_of[choices.entries + offsets[:4]]
+        fixed_weights = np.concatenate([np.array(_table(g), dtype=np.float64) / POLICY_SCALE
+                                        for g in POLICY_GROUPS])
+        fixed = np.where(self.columns < 0, fixed_weights[choices.entries + offsets[:4]], 0.0)
+        self.fixed = fixed.sum(axis=1)
+        self.position_of_row = np.repeat(np.arange(len(choices.played)),
+                                         np.diff(choices.starts))
+        self.start = start
+
+    def probabilities(self, weights: np.ndarray) -> np.ndarray:
+        padded = np.append(weights, 0.0)  # column -1 reads the 0 appended
+        logits = padded[self.columns].sum(axis=1) + self.fixed
+        logits -= np.maximum.reduceat(logits, self.choices.starts[:-1])[self.position_of_row]
+        exp: np.ndarray = np.exp(logits)
+        total: np.ndarray = np.add.reduceat(exp, self.choices.starts[:-1])
+        return np.asarray(exp / total[self.position_of_row])
+
+    def loss(self, weights: np.ndarray) -> float:
+        """Mean negative log-likelihood of the moves played."""
+        p = self.probabilities(weights)[self.choices.played]
+        return float(-np.mean(np.log(np.maximum(p, 1e-12))))
+
+    def top(self, weights: np.ndarray, k: int) -> float:
+        """Share of positions where the move played is among the k best-valued candidates
+        (ties counted as half above)."""
+        p = self.probabilities(weights)
+        played = p[self.choices.played]
+        above = np.add.reduceat((p > played[self.position_of_row]).astype(np.float64)
+                                + 0.5 * (p == played[self.position_of_row]),
+                                self.choices.starts[:-1]) - 0.5
+        return float(np.mean(above < k))
+
+    def fit(self, penalty: np.ndarray) -> np.ndarray:
+        """Adam on the likelihood with the L2 penalty towards the start; columns seen in fewer
+        than MIN_SUPPORT candidates stay at their start."""
+        counts = np.bincount(self.columns[self.columns >= 0], minlength=len(self.start))
+        frozen = counts < MIN_SUPPORT
+        w = self.start.copy()
+        m, v = np.zeros_like(w), np.zeros_like(w)
+        target = np.zeros(len(self.position_of_row))
+        target[self.choices.played] = 1.0
+        n = len(self.choices.played)
+        valid = self.columns >= 0
+        for step in range(1, POLICY_STEPS + 1):
+            residual = np.repeat((self.probabilities(w) - target)[:, None], 4, axis=1)
+            gradient = np.bincount(self.columns[valid], residual[valid],
+                                   minlength=len(w)) / n + penalty * (w - self.start)
+            gradient[frozen] = 0.0
+            m = 0.9 * m + 0.1 * gradient
+            v = 0.999 * v + 0.001 * gradient ** 2
+            w -= POLICY_RATE * (m / (1 - 0.9 ** step)) / (np.sqrt(v / (1 - 0.999 ** step)) + 1e-8)
+        return w
+
+
+def tune_policy(folders: list[Path], holdout: bool, write: bool) -> None:
+    choices = collect_choices(folders)
+    start = current_weights(POLICY_GROUPS, POLICY_SCALE)
+    penalty = penalties(POLICY_GROUPS)
+    print(f"positions: {len(choices.played)} from {choices.games[-1] + 1} games, "
+          f"{len(choices.entries) / len(choices.played):.1f} candidates each")
+    if holdout:
+        held = choices.games % HOLDOUT_EVERY == 0
+        train, test = PolicyModel(choices.subset(~held), start), PolicyModel(
+            choices.subset(held), start)
+        weights = train.fit(penalty)
+        for name, w in (("current", start), ("fitted on the rest", weights)):
+            print(f"held out ({len(test.choices.played)} positions), {name}: "
+                  f"loss {test.loss(w):.4f}, played move first {test.top(w, 1):.3f}, "
+                  f"in the best 3 {test.top(w, 3):.3f}, in the best 10 {test.top(w, 10):.3f}")
+    model = PolicyModel(choices, start)
+    weights = model.fit(penalty)
+    print(f"loss: current {model.loss(start):.4f}, fitted {model.loss(weights):.4f}")
+    tables = as_config(weights, POLICY_GROUPS, POLICY_SCALE)
+    for name, values in tables.items():
+        print(config_text(name, values))
+    if write:
+        write_config(tables)
+        print(f"written to {CONFIG_FILE}")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bot.tune", description=__doc__.split("\n\n")[0])
     parser.add_argument("folders", nargs="+", type=Path, help="sente-match output folders")
     parser.add_argument("--holdout", action="store_true",
                         help=f"also fit without every {HOLDOUT_EVERY}th game and test on it")
     parser.add_argument("--write", action="store_true", help="write the weights to config.py")
+    parser.add_argument("--policy", action="store_true",
+                        help="fit the move ordering to the moves played instead")
     args = parser.parse_args(argv)
+    if args.policy:
+        tune_policy(args.folders, args.holdout, args.write)
+        return 0
     samples = collect(args.folders)
     print(f"positions: {len(samples.labels)} from {samples.games[-1] + 1} games, "
           f"mean label {samples.labels.mean():.3f}")

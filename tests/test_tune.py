@@ -128,3 +128,53 @@ def test_written_tables_are_read_back_by_the_config(tmp_path: Path,
     exec(compile(copy.read_text(), str(copy), "exec"), namespace)
     for name, table in tables.items():
         assert namespace[name] == table, name
+
+
+def test_the_policy_fit_learns_which_candidates_get_played() -> None:
+    """Moves drawn from a known softmax over the candidates' patterns: the fit's likelihood
+    comes close to that of the true values, far above the start's."""
+    rng = np.random.default_rng(4)
+    positions, per_position, used = 3000, 12, 30
+    true_own = np.zeros(shapes.PATTERNS)
+    true_opp = np.zeros(shapes.PATTERNS)
+    true_own[1:used] = rng.normal(0, 1.5, used - 1)
+    true_opp[1:used] = rng.normal(0, 1.5, used - 1)
+    entries = np.zeros((positions * per_position, 4), dtype=np.int64)
+    entries[:, 2] = rng.integers(0, used, len(entries))
+    entries[:, 3] = rng.integers(0, used, len(entries))
+    logits = (true_own[entries[:, 2]] + true_opp[entries[:, 3]]).reshape(positions, per_position)
+    p = np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True)
+    played = np.array([rng.choice(per_position, p=row) for row in p])
+    starts = np.arange(positions + 1) * per_position
+    choices = tune.Choices(entries, starts, starts[:-1] + played, np.arange(positions))
+    start = np.zeros(len(tune.feature_names(tune.POLICY_GROUPS)))
+    model = tune.PolicyModel(choices, start)
+    fitted = model.fit(tune.penalties(tune.POLICY_GROUPS) * 0.01)
+    columns = tune.feature_names(tune.POLICY_GROUPS)
+    true = start.copy()
+    for i in range(1, used):
+        true[columns.index(f"POLICY_OWN {tune.PATTERN_NAMES[i]}")] = true_own[i]
+        true[columns.index(f"POLICY_OPP {tune.PATTERN_NAMES[i]}")] = true_opp[i]
+    assert model.loss(fitted) < model.loss(true) + 0.02
+    assert model.loss(fitted) < model.loss(start) - 0.3
+    assert model.top(fitted, 1) > model.top(start, 1) + 0.2
+
+
+def test_choices_are_the_candidates_the_search_generates(tmp_path: Path) -> None:
+    opening = [[7, 7], [8, 8]]
+    moves = [[6, 7, 5], [9, 9, 5], [5, 7, 5], [10, 10, 5], [4, 7, 5]]
+    game = {"width": 15, "height": 15, "rule": 0, "opening": opening, "moves": moves,
+            "winner": 1, "cause": "five"}
+    (tmp_path / "results.jsonl").write_text(json.dumps(game) + "\n")
+    choices = tune.collect_choices([tmp_path])
+    board = Board(15, 15, 0)
+    for x, y in [(7, 7), (8, 8), (6, 7), (9, 9)]:
+        board.play(x, y)
+    # ply 4 (black to move, after the two skipped plies) is the first position; black plays
+    # (5, 7), making an open three: its class and the opponent's there are the played row's
+    played = choices.entries[choices.played[0]]
+    assert list(played[:2]) == [board.cell_class(5, 7, 1), board.cell_class(5, 7, 2)]
+    assert choices.starts[1] - choices.starts[0] == len(board.candidates())
+    # ply 5: white must answer the open three and plays (10, 10), no move the search would
+    # generate there, so the position is left out; ply 6: black makes an open four, no choice
+    assert len(choices.played) == 1

@@ -17,14 +17,17 @@ game) into bot/config.py.
 candidates' ordering values, read as log-probabilities, are fitted to the moves played (a
 softmax over the candidates the search generates in each position with a choice).
 
-The weights committed came from self-play at 100 ms per move (the commands below, at the commit
-that introduced the pattern weights, all of them 0 then); the figures the fit printed are in
-the commit message and the README:
+The move ordering committed (ORDER_*, POLICY_*) was fitted to 600 self-play games at 100 ms
+per move of commit 4d7f6e7 (15,811 positions with a choice; held out, the move played was
+first in 0.337 -> 0.349 of them, in the best three in 0.568 -> 0.640):
     python -m protocol.arena.openings.generate --random 600 --stones 4 --seed 11 \\
         --out openings.txt
     sente-match --selfplay '' '' --openings openings.txt --games 600 --concurrency 2 \\
         --timeout-turn 100 --tolerance 4000 --out matches/tune-data
-    python -m bot.tune matches/tune-data --holdout --write
+    python -m bot.tune matches/tune-data --policy --holdout --write
+The class and shape weights came from an earlier version's self-play (459 games at 100 ms and
+360 SPRT games at 200 ms); the pattern weights are 0: a fit with them on the games above lost
+its SPRT (README, Tuning).
 """
 
 from __future__ import annotations
@@ -119,12 +122,16 @@ class Samples:
     counts: np.ndarray  # float64[n, 2 * PATTERNS]: pattern counts of each position
     labels: np.ndarray  # float64[n]: 1 the side to move won, 0.5 drawn, 0 lost
     games: np.ndarray  # int64[n]: the number of the game each position comes from
+    black: np.ndarray  # float64[n]: +1 black is to move, -1 white is
 
     def features(self) -> np.ndarray:
-        return np.asarray(self.counts @ feature_matrix(), dtype=np.float64)
+        """One column per fitted weight (feature_names), then the colour column: a nuisance
+        weight on ``black`` absorbs how much the openings favour black, so the tables do not
+        have to (it is fitted, never written)."""
+        return np.hstack([self.counts @ feature_matrix(), self.black[:, None]])
 
     def subset(self, keep: np.ndarray) -> Samples:
-        return Samples(self.counts[keep], self.labels[keep], self.games[keep])
+        return Samples(self.counts[keep], self.labels[keep], self.games[keep], self.black[keep])
 
 
 def game_positions(game: dict[str, Any]) -> Iterator[tuple[Board, float]]:
@@ -148,6 +155,7 @@ def collect(folders: Iterable[Path]) -> Samples:
     rows: list[np.ndarray] = []
     labels: list[float] = []
     games: list[int] = []
+    black: list[float] = []
     counts = np.zeros(2 * PATTERNS, dtype=np.int64)
     patterns = evaluate.pattern_table()
     number = 0
@@ -161,10 +169,12 @@ def collect(folders: Iterable[Path]) -> Samples:
                 rows.append(counts.astype(np.float32))
                 labels.append(label)
                 games.append(number)
+                black.append(1.0 if board.side_to_move() == shapes.BLACK else -1.0)
             number += 1
     if not rows:
         raise SystemExit("no quiet positions found in the given folders")
-    return Samples(np.vstack(rows).astype(np.float64), np.array(labels), np.array(games))
+    return Samples(np.vstack(rows).astype(np.float64), np.array(labels), np.array(games),
+                   np.array(black))
 
 
 def loss(features: np.ndarray, labels: np.ndarray, weights: np.ndarray) -> float:
@@ -257,12 +267,17 @@ def write_config(tables: dict[str, tuple[int, ...] | dict[str, int]]) -> None:
     CONFIG_FILE.write_text(text)
 
 
+def eval_start() -> tuple[np.ndarray, np.ndarray]:
+    """The evaluation fit's start (the current tables, colour weight 0) and penalties."""
+    return np.append(current_weights(), 0.0), np.append(penalties(), 0.0)
+
+
 def report_holdout(samples: Samples) -> None:
     held = samples.games % HOLDOUT_EVERY == 0
     train, test = samples.subset(~held), samples.subset(held)
     train_x, test_x = train.features(), test.features()
-    weights = fit(train_x, train.labels, penalties(), current_weights())
-    start = current_weights()
+    start, penalty = eval_start()
+    weights = fit(train_x, train.labels, penalty, start)
     print(f"held out {len(test.labels)} positions of every {HOLDOUT_EVERY}th game: "
           f"cross-entropy current {loss(test_x, test.labels, start):.4f}, "
           f"fitted on the rest {loss(test_x, test.labels, weights):.4f} "
@@ -456,15 +471,17 @@ def main(argv: list[str] | None = None) -> int:
     if args.holdout:
         report_holdout(samples)
     features = samples.features()
-    weights = fit(features, samples.labels, penalties(), current_weights())
+    start, penalty = eval_start()
+    weights = fit(features, samples.labels, penalty, start)
     support = np.count_nonzero(features, axis=0)
     kept = sum(count < MIN_SUPPORT for count in support)
     print(f"{len(support) - kept} weights fitted, {kept} kept at their current value (seen in "
           f"fewer than {MIN_SUPPORT} positions)")
-    print(f"cross-entropy: current weights {loss(features, samples.labels, current_weights()):.4f}"
-          f", fitted {loss(features, samples.labels, weights):.4f}, constant "
-          f"{loss(features, samples.labels, weights * 0):.4f}")
-    tables = as_config(weights)
+    print(f"cross-entropy: current weights {loss(features, samples.labels, start):.4f}, fitted "
+          f"{loss(features, samples.labels, weights):.4f}, constant "
+          f"{loss(features, samples.labels, weights * 0):.4f}; black to move is worth "
+          f"{weights[-1] * SCALE:+.0f}")
+    tables = as_config(weights[:-1])
     for name, values in tables.items():
         print(config_text(name, values))
     if args.write:

@@ -98,7 +98,8 @@ def test_positions_come_from_the_records_labelled_for_the_side_to_move(tmp_path:
     # four and at ply 8 black completes it, so plies 4, 6 (black to move) and 5 are quiet
     assert list(samples.labels) == [1.0, 0.0, 1.0]
     assert list(samples.games) == [0, 0, 0]
-    assert samples.features().shape == (3, len(tune.feature_names()))
+    assert samples.features().shape == (3, len(tune.feature_names()) + 1)
+    assert list(samples.black) == [1.0, -1.0, 1.0]
     # the first quiet position (black to move, ply 4): counts of the mover's patterns first
     board = Board(15, 15, 0)
     for x, y in [(0, 0), (0, 5), (1, 0), (1, 5)]:

@@ -62,14 +62,15 @@ def core(rounds: int) -> None:
         queries = sum(drills.query_candidate_shapes(b.state, rounds * 10, tally) for b in boards)
         query_seconds = time.perf_counter() - start
         state_bytes = sum(a.nbytes for name, a in boards[0].state._asdict().items()
-                          if name not in ("shape_table", "class_table"))
+                          if name not in ("shape_table", "class_table", "cell_values"))
         rows.append((f"{size}x{size} rule {rule}", pairs / make_seconds, queries / query_seconds,
                      state_bytes))
     tables = sum(t.nbytes for t in state._rule_tables.values()) + state.class_table().nbytes
     print(f"{'position set':<16}{'make+unmake/s':>16}{'shape queries/s':>18}{'state bytes':>13}")
     for name, make_rate, query_rate, state_bytes in rows:
         print(f"{name:<16}{make_rate:>16,.0f}{query_rate:>18,.0f}{state_bytes:>13,}")
-    print(f"shared pattern tables: {tables / 2**20:.1f} MiB; "
+    print(f"shared pattern tables: {tables / 2**20:.1f} MiB; evaluation table "
+          f"{boards[0].state.cell_values.nbytes / 2**20:.1f} MiB per board; "
           f"peak RSS of this process: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from numba import types
 
 from bot.core import tt
 from bot.core.evaluate import evaluate
@@ -13,10 +12,10 @@ from bot.core.score import INFINITY, MATE, MATE_BOUND
 from bot.core.searchstate import (
     C_BEST, C_GENERATION, C_NODE_LIMIT, C_NODES, C_SELDEPTH, C_STOP, MAX_PLY, P_BRANCH,
     P_HISTORY, P_KILLERS, P_LEAF_VCF, P_LEAF_VCF_NODES, P_LMR_MOVES, P_THREE_EXTENSION,
-    P_VCF_DEPTH, SearchState, search_state_type,
+    P_VCF_DEPTH, SearchState,
 )
 from bot.core.shapes import C_OPEN_THREE
-from bot.core.state import M_CANDIDATES, BoardState, state_type
+from bot.core.state import M_CANDIDATES, BoardState
 from bot.core.threats import is_legal, leaf_vcf, scan_threats
 
 
@@ -30,8 +29,7 @@ def _remember_cutoff(ss: SearchState, ply: int, colour: int, cell: int, depth: i
         ss.killers[ply, 0] = cell
 
 
-@kernel(types.int64(state_type(), search_state_type(), types.int64, types.int64, types.int64,
-                    types.int64))
+@kernel("int64(state, search, int64, int64, int64, int64)")
 def alphabeta(st: BoardState, ss: SearchState, depth: int, beta: int, ply: int,
               colour: int) -> int:
     """Zero-window search: returns a score ``>= beta`` (a lower bound) or ``< beta`` (an upper

@@ -3,25 +3,56 @@
 Kernels are compiled with ``cache=True`` (start-up loads machine code instead of compiling),
 ``nogil=True`` (a Python timer thread can set the stop flag while a search runs) and
 ``error_model="numpy"`` (no Python exceptions inside kernels, as ahead-of-time compilation needs).
+
+Explicit signatures are strings, read only when a kernel is compiled, so that importing a kernel
+module does not import numba: ``"int64(state, search, int64)"`` in numba's type names, with
+``state`` and ``search`` for the BoardState and SearchState tuples and ``line`` for a decoded
+line window (int8, one dimension, contiguous).
 """
 
 from __future__ import annotations
 
 from typing import Any, Callable, TypeVar, cast
 
-import numba
-
 KERNEL_FLAGS: dict[str, Any] = {"cache": True, "nogil": True, "error_model": "numpy"}
 
 Kernel = TypeVar("Kernel", bound=Callable[..., Any])
 
 
-def kernel(*signature: Any) -> Callable[[Kernel], Kernel]:
+class _SignatureNames(dict[str, Any]):
+    """numba's type names, and the project's own, looked up only when a signature uses them."""
+
+    def __missing__(self, name: str) -> Any:
+        from numba import types
+
+        if name == "state":
+            from bot.core.state import state_type
+
+            return state_type()
+        if name == "search":
+            from bot.core.searchstate import search_state_type
+
+            return search_state_type()
+        if name == "line":
+            return types.Array(types.int8, 1, "C")
+        return getattr(types, name)
+
+
+def signature_type(signature: str) -> Any:
+    """The numba signature a signature string names."""
+    return eval(signature, {"__builtins__": {}}, _SignatureNames())
+
+
+def kernel(signature: str | None = None) -> Callable[[Kernel], Kernel]:
     """Decorate a bot.core kernel; an explicit signature is given only for kernels that other
     kernels call with constants, and for recursive ones.  The decorated kernel keeps its Python
     annotations for the type checker, so every call of a kernel is checked like a plain call."""
 
     def wrap(func: Kernel) -> Kernel:
-        return cast(Kernel, numba.njit(*signature, **KERNEL_FLAGS)(func))
+        import numba
+
+        if signature is None:
+            return cast(Kernel, numba.njit(**KERNEL_FLAGS)(func))
+        return cast(Kernel, numba.njit(signature_type(signature), **KERNEL_FLAGS)(func))
 
     return wrap

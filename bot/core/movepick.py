@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-from numba import types
 
 from bot.core.jit import kernel
 from bot.core.searchstate import (
@@ -63,8 +62,7 @@ def generate_moves(st: BoardState, ss: SearchState, ply: int, colour: int, tt_mo
     return count
 
 
-@kernel(types.int64(types.int64[:, ::1], types.int64[:, ::1], types.int64, types.int64,
-                    types.int64))
+@kernel("int64(int64[:, ::1], int64[:, ::1], int64, int64, int64)")
 def select_move(moves: np.ndarray, scores: np.ndarray, ply: int, index: int, count: int) -> int:
     """One step of selection sort over ss.moves[ply] and ss.scores[ply] (passed as ``moves``
     and ``scores``, not the whole search state, which would cost a hundred arguments a call):

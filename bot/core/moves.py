@@ -8,13 +8,12 @@ Python wrappers) guarantee that cells are on the board and that stones go on emp
 from __future__ import annotations
 
 import numpy as np
-from numba import types
 
 from bot.core import shapes
 from bot.core.jit import kernel
 from bot.core.shapes import BLACK, EMPTY, FIVE, FOUR, FOUR_FOUR, OPEN_FOUR, OPEN_THREE, OVERLINE
 from bot.core.state import (
-    BoardState, M_CANDIDATES, M_PLY, M_SYMMETRIES, PAD, state_type,
+    BoardState, M_CANDIDATES, M_PLY, M_SYMMETRIES, PAD,
 )
 
 # Renju fouls, numbered as the renju package and Piskvork's referee number them.
@@ -23,11 +22,9 @@ FOUL_NONE, FOUL_DOUBLE_THREE, FOUL_DOUBLE_FOUR, FOUL_OVERLINE = 0, 1, 2, 3
 # Explicit signatures for the kernels other kernels call with cells and colours: arguments are
 # converted to int64 instead of compiling another overload (for constants such as BLACK, numba
 # would otherwise compile a Literal[int] version).
-STATE = state_type()
-CELL_COLOUR = (STATE, types.int64, types.int64)
 
 
-@kernel(types.void(*CELL_COLOUR))
+@kernel("void(state, int64, int64)")
 def _refresh_shapes(st: BoardState, cell: int, direction: int) -> None:
     """Recompute both colours' shape in one direction, and their classes, from the line key."""
     key = st.keys[cell, direction]
@@ -46,7 +43,7 @@ def _refresh_shapes(st: BoardState, cell: int, direction: int) -> None:
         st.classes[side, cell] = st.class_table[word]
 
 
-@kernel(types.void(STATE, types.int64, types.int64))
+@kernel("void(state, int64, int64)")
 def _count_candidate(st: BoardState, cell: int, sign: int) -> None:
     """Add (``sign`` 1) or take away (-1) the values of a cell entering or leaving the
     candidate list."""
@@ -56,7 +53,7 @@ def _count_candidate(st: BoardState, cell: int, sign: int) -> None:
             st.value_sums[side, row] += sign * st.cell_values[row, word]
 
 
-@kernel(types.void(*CELL_COLOUR))
+@kernel("void(state, int64, int64)")
 def _toggle_lines(st: BoardState, cell: int, value: int) -> None:
     """XOR a stone of ``value`` into the keys of the 40 cells that see ``cell``; refresh them."""
     for direction in range(4):
@@ -72,7 +69,7 @@ def _toggle_lines(st: BoardState, cell: int, value: int) -> None:
                 _refresh_shapes(st, before, direction)
 
 
-@kernel(types.void(*CELL_COLOUR))
+@kernel("void(state, int64, int64)")
 def make(st: BoardState, cell: int, colour: int) -> None:
     """Put a ``colour`` stone on the empty ``cell``; every table is updated incrementally."""
     meta = st.meta
@@ -105,7 +102,7 @@ def make(st: BoardState, cell: int, colour: int) -> None:
     meta[M_PLY] = ply + 1
 
 
-@kernel(types.int64(STATE))
+@kernel("int64(state)")
 def unmake(st: BoardState) -> int:
     """Take back the last stone exactly as ``make`` put it (LIFO); returns its cell."""
     meta = st.meta
@@ -143,19 +140,19 @@ def unmake(st: BoardState) -> int:
     return int(cell)
 
 
-@kernel(types.boolean(*CELL_COLOUR))
+@kernel("boolean(state, int64, int64)")
 def wins(st: BoardState, cell: int, colour: int) -> bool:
     """Whether a ``colour`` stone on the empty ``cell`` wins at once under the board's rule."""
     return bool(st.classes[colour - 1, cell] == shapes.C_FIVE)
 
 
-@kernel(types.int64(*CELL_COLOUR, types.int64))
+@kernel("int64(state, int64, int64, int64)")
 def shape_at(st: BoardState, cell: int, colour: int, direction: int) -> int:
     """Shape a ``colour`` stone on the empty ``cell`` makes along ``direction``."""
     return int((st.words[colour - 1, cell] >> (4 * direction)) & 15)
 
 
-@kernel(types.int64(STATE, types.int64))
+@kernel("int64(state, int64)")
 def foul_kind(st: BoardState, cell: int) -> int:
     """Renju foul of a black stone on the empty ``cell``: FOUL_* (a five is never a foul).
 

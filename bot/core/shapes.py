@@ -13,11 +13,9 @@ only lines that include that stone (``X`` own stone, ``*`` the cell, ``.`` empty
 from __future__ import annotations
 
 import numpy as np
-from numba import types
 
 from bot.core.jit import kernel
 
-LINE = types.Array(types.int8, 1, "C")  # a decoded 11-cell window
 
 # Cell values on the board and in decoded line windows.
 EMPTY, BLACK, WHITE, WALL = 0, 1, 2, 3
@@ -143,7 +141,7 @@ def canonical_line_key(key: int) -> int:
     return out
 
 
-@kernel(types.UniTuple(types.int64, 2)(LINE, types.int64))
+@kernel("UniTuple(int64, 2)(line, int64)")
 def _run_bounds(line: np.ndarray, pos: int) -> tuple[int, int]:
     """First and last index of the run of OWN stones through ``pos`` inside the window."""
     left = pos
@@ -155,14 +153,14 @@ def _run_bounds(line: np.ndarray, pos: int) -> tuple[int, int]:
     return left, right
 
 
-@kernel(types.int64(LINE, types.int64))
+@kernel("int64(line, int64)")
 def _cell_or_empty(line: np.ndarray, index: int) -> int:
     if index < 0 or index >= WINDOW:
         return EMPTY
     return int(line[index])
 
 
-@kernel(types.boolean(LINE, types.int64, types.int64))
+@kernel("boolean(line, int64, int64)")
 def _wins_at(line: np.ndarray, pos: int, win_def: int) -> bool:
     """Whether the OWN run through ``pos`` (already placed) wins under ``win_def``."""
     left, right = _run_bounds(line, pos)

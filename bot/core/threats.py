@@ -6,20 +6,19 @@ from __future__ import annotations
 from typing import cast
 
 import numpy as np
-from numba import types
 
 from bot.core.jit import kernel
 from bot.core.moves import foul_kind, make, unmake
 from bot.core.searchstate import (
-    C_NODES, C_STOP, C_TSS_LIMIT, C_TSS_MOVE, C_TSS_NODES, SearchState, search_state_type,
+    C_NODES, C_STOP, C_TSS_LIMIT, C_TSS_MOVE, C_TSS_NODES, SearchState,
 )
 from bot.core.shapes import BLACK, C_DOUBLE_FOUR, C_DOUBLE_THREE, C_FIVE, C_FOUR, C_OPEN_FOUR
 from bot.core.shapes import C_OPEN_THREE
 from bot.core.shapes import OVERLINE
-from bot.core.state import M_CANDIDATES, M_RULE, RULE_RENJU, BoardState, state_type
+from bot.core.state import M_CANDIDATES, M_RULE, RULE_RENJU, BoardState
 
 
-@kernel(types.boolean(state_type(), types.int64, types.int64))
+@kernel("boolean(state, int64, int64)")
 def is_legal(st: BoardState, cell: int, colour: int) -> bool:
     """An empty cell is legal unless it is a renju foul for black (checked only when possible)."""
     if colour != BLACK or (st.meta[M_RULE] & RULE_RENJU) == 0:
@@ -80,7 +79,7 @@ def _vcf_key(st: BoardState, colour: int) -> np.uint64:
     return key
 
 
-@kernel(types.int64(state_type(), types.int64, types.int64, types.int64[::1], types.int64))
+@kernel("int64(state, int64, int64, int64[::1], int64)")
 def _add_five_points(st: BoardState, cell: int, colour: int, line: np.ndarray, n: int) -> int:
     """Append to ``line`` (from index ``n``) every cell where ``colour`` completes a five
     through its stone on ``cell``; returns the new length.  Along each half-line only the first
@@ -99,7 +98,7 @@ def _add_five_points(st: BoardState, cell: int, colour: int, line: np.ndarray, n
     return n
 
 
-@kernel(types.int64(types.uint64[::1], types.int64[::1], types.uint64, types.int64))
+@kernel("int64(uint64[::1], int64[::1], uint64, int64)")
 def _memo_probe(keys: np.ndarray, data: np.ndarray, key: np.uint64, threats: int) -> int:
     """A remembered threat-search result (the memo ss.vcf_keys, ss.vcf_data) usable with
     ``threats`` threats (fours) left: the plies of a win that fits in them, 0 for no win found
@@ -116,8 +115,7 @@ def _memo_probe(keys: np.ndarray, data: np.ndarray, key: np.uint64, threats: int
     return -1
 
 
-@kernel(types.void(types.uint64[::1], types.int64[::1], types.uint64, types.int64,
-                   types.int64))
+@kernel("void(uint64[::1], int64[::1], uint64, int64, int64)")
 def _memo_store(keys: np.ndarray, data: np.ndarray, key: np.uint64, threats: int,
                 plies: int) -> None:
     """Remember the result of a threat search with ``threats`` threats (fours) allowed."""
@@ -130,8 +128,7 @@ def _memo_store(keys: np.ndarray, data: np.ndarray, key: np.uint64, threats: int
 NOT_A_FOUR, FOUR_WINS, FOUR_BLOCKED = 0, 1, 2
 
 
-@kernel(types.UniTuple(types.int64, 2)(state_type(), types.int64[::1], types.int64,
-                                       types.int64, types.int64, types.int64))
+@kernel("UniTuple(int64, 2)(state, int64[::1], int64, int64, int64, int64)")
 def _play_four(st: BoardState, scratch: np.ndarray, colour: int, cell: int, opp_fives: int,
                opp_five: int) -> tuple[int, int]:
     """``cell`` is one where ``colour`` makes a four (class C_FOUR or more: the callers test
@@ -154,7 +151,7 @@ def _play_four(st: BoardState, scratch: np.ndarray, colour: int, cell: int, opp_
     return FOUR_BLOCKED, int(scratch[0])
 
 
-@kernel(types.int64(state_type(), search_state_type(), types.int64, types.int64))
+@kernel("int64(state, search, int64, int64)")
 def vcf(st: BoardState, ss: SearchState, colour: int, fours_left: int) -> int:
     """Plies to a win by continuous fours for ``colour`` to move, or 0 if none is found within
     ``fours_left`` fours.  The defender's only replies are the forced blocks; a block that makes
@@ -206,7 +203,7 @@ def vcf(st: BoardState, ss: SearchState, colour: int, fours_left: int) -> int:
     return found
 
 
-@kernel(types.int64(state_type(), search_state_type(), types.int64, types.int64, types.int64))
+@kernel("int64(state, search, int64, int64, int64)")
 def leaf_vcf(st: BoardState, ss: SearchState, colour: int, fours: int, node_limit: int) -> int:
     """``vcf`` for a leaf of the main search, giving up (0) after ``node_limit`` of its own
     nodes (0: no limit).  Inside a VCT search (ctrl[C_TSS_LIMIT] > 0) that budget rules."""
@@ -341,8 +338,7 @@ DEFENDER_VCF_FOURS: int = cast(int, np.int64(12))  # how deep the defender's own
 ROOT_PLY: int = cast(int, np.int64(0))
 
 
-@kernel(types.int64(state_type(), search_state_type(), types.int64, types.int64, types.int64,
-                    types.int64))
+@kernel("int64(state, search, int64, int64, int64, int64)")
 def _vct(st: BoardState, ss: SearchState, attacker: int, attacking: int, threats_left: int,
          ply: int) -> int:
     """Plies to a win for ``attacker`` by continuous threats, or 0 if none is found.

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cache, cached_property
 
 import numpy as np
 
@@ -132,9 +132,14 @@ PATTERN_OWN: dict[str, int] = {}
 PATTERN_OPP: dict[str, int] = {}
 
 
+@cache
+def _pattern_numbers() -> dict[str, int]:
+    return {shapes.pattern_name(p): p for p in range(shapes.PATTERNS)}
+
+
 def pattern_weights(named: dict[str, int]) -> tuple[int, ...]:
     """A dense table (one weight per pattern number) from weights named by pattern."""
-    numbers = {shapes.pattern_name(p): p for p in range(shapes.PATTERNS)}
+    numbers = _pattern_numbers()
     table = [0] * shapes.PATTERNS
     for name, weight in named.items():
         table[numbers[name]] = weight

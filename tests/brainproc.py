@@ -14,9 +14,10 @@ MOVE = re.compile(r"^(\d+),(\d+)$")
 
 
 class BrainProcess:
-    def __init__(self, timeout: float = 60.0) -> None:
+    def __init__(self, timeout: float = 60.0, env: dict[str, str] | None = None) -> None:
+        """``env``: the brain's environment (None: this process's)."""
         self.child = PopenSpawn([sys.executable, "-m", "protocol.brain"], encoding="utf-8",
-                                timeout=timeout, codec_errors="replace")
+                                timeout=timeout, codec_errors="replace", env=env)
 
     def send(self, *lines: str) -> None:
         for line in lines:

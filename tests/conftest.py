@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import os
+
+# The suite tests the kernels' source through the JIT, here and in every brain it starts
+# (tests/test_native.py tests the library compiled ahead of time against it).
+os.environ.setdefault("SENTE_KERNELS", "jit")
+
 import random
 from pathlib import Path
 

@@ -8,6 +8,9 @@ Explicit signatures are strings, read only when a kernel is compiled, so that im
 module does not import numba: ``"int64(state, search, int64)"`` in numba's type names, with
 ``state`` and ``search`` for the BoardState and SearchState tuples and ``line`` for a decoded
 line window (int8, one dimension, contiguous).
+
+With the native backend (bot.core.native) a kernel is instead the function of the same name in
+the library compiled ahead of time, and numba is never imported.
 """
 
 from __future__ import annotations
@@ -43,12 +46,28 @@ def signature_type(signature: str) -> Any:
     return eval(signature, {"__builtins__": {}}, _SignatureNames())
 
 
+_chosen: list[str] = []
+
+
+def _backend() -> str:
+    """'jit' or 'native' (bot.core.native.backend), decided once per process."""
+    if not _chosen:
+        from bot.core import native
+
+        _chosen.append(native.backend())
+    return _chosen[0]
+
+
 def kernel(signature: str | None = None) -> Callable[[Kernel], Kernel]:
     """Decorate a bot.core kernel; an explicit signature is given only for kernels that other
     kernels call with constants, and for recursive ones.  The decorated kernel keeps its Python
     annotations for the type checker, so every call of a kernel is checked like a plain call."""
 
     def wrap(func: Kernel) -> Kernel:
+        if _backend() == "native":
+            from bot.core import native
+
+            return cast(Kernel, native.kernel(func))
         import numba
 
         if signature is None:

@@ -70,17 +70,18 @@ CLASS_NAMES = (
 # Pattern numbers run over the multisets of four shapes, sorted descending, in lexicographic
 # order: 0 is (none, none, none, none).  C(SHAPES + 3, 4) of them.
 PATTERNS = 715
+_PATTERN_SHAPES = tuple((a, b, c, d) for a in range(SHAPES) for b in range(a + 1)
+                        for c in range(b + 1) for d in range(c + 1))
 
 
 def pattern_shapes() -> list[tuple[int, int, int, int]]:
     """The four shapes of each pattern, largest first, indexed by pattern number."""
-    return [(a, b, c, d) for a in range(SHAPES) for b in range(a + 1) for c in range(b + 1)
-            for d in range(c + 1)]
+    return list(_PATTERN_SHAPES)
 
 
 def pattern_name(pattern: int) -> str:
     """``open_three+two`` for a pattern: its shapes other than none, largest first."""
-    names = [SHAPE_NAMES[shape] for shape in pattern_shapes()[pattern] if shape]
+    names = [SHAPE_NAMES[shape] for shape in _PATTERN_SHAPES[pattern] if shape]
     return "+".join(names) or "none"
 
 
@@ -257,30 +258,41 @@ def _classify_below_four(line: np.ndarray, win_def: int) -> int:
     return best
 
 
-@kernel()
 def build_shape_table(win_def: int) -> np.ndarray:
     """Shape of an OWN (= BLACK in the key) stone for all 2^20 keys; run once per definition."""
     table = np.empty(KEY_COUNT, dtype=np.uint8)
-    memo = np.full(KEY_COUNT, 255, dtype=np.uint8)
-    line = np.zeros(WINDOW, dtype=np.int8)
+    fill_shape_table(win_def, table, np.empty(KEY_COUNT, dtype=np.uint8),
+                     np.zeros(WINDOW, dtype=np.int8))
+    return table
+
+
+@kernel()
+def fill_shape_table(win_def: int, table: np.ndarray, memo: np.ndarray, line: np.ndarray) -> None:
+    """Fill ``table`` (2^20 entries) with the shape of an OWN stone for each key; ``memo`` (as
+    many entries) and ``line`` (WINDOW cells) are scratch space."""
+    memo[:] = 255
     for key in range(KEY_COUNT):
         reduced = canonical_line_key(key)
         if memo[reduced] == 255:
             decode_key(reduced, line)
             memo[reduced] = classify_line(line, win_def)
         table[key] = memo[reduced]
-    return table
 
 
-@kernel()
 def colour_table(black_view: np.ndarray, swapped: bool) -> np.ndarray:
     """The table as seen by WHITE when ``swapped``: entry k is ``black_view[swap_colours(k)]``."""
     if not swapped:
         return black_view.copy()
     out = np.empty(KEY_COUNT, dtype=np.uint8)
+    fill_swapped_table(black_view, out)
+    return out
+
+
+@kernel()
+def fill_swapped_table(black_view: np.ndarray, out: np.ndarray) -> None:
+    """``out[k] = black_view[swap_colours(k)]`` for every key."""
     for key in range(KEY_COUNT):
         out[key] = black_view[swap_colours(key)]
-    return out
 
 
 @kernel()
@@ -333,10 +345,15 @@ def class_of_shapes(s0: int, s1: int, s2: int, s3: int) -> int:
     return C_NONE
 
 
-@kernel()
 def build_class_table() -> np.ndarray:
     """Class for every 16-bit word of four 4-bit shapes (direction d in bits 4d..4d+3)."""
     table = np.zeros(1 << 16, dtype=np.uint8)
+    fill_class_table(table)
+    return table
+
+
+@kernel()
+def fill_class_table(table: np.ndarray) -> None:
+    """Fill ``table`` (2^16 entries) with the class of every word."""
     for word in range(1 << 16):
         table[word] = class_of_shapes(word & 15, (word >> 4) & 15, (word >> 8) & 15, word >> 12)
-    return table

@@ -53,10 +53,15 @@ def main() -> None:
     if sys.stdin.isatty():  # a person at a terminal, not a manager on a pipe
         send(GREETING)
 
+    from bot.core.native import fallback_reason
     from bot.engine import Engine
     from protocol.brain.loop import Brain
     from protocol.brain.reader import StdinReader
 
+    reason = fallback_reason()
+    if reason is not None:  # said once: the first game may lose time to compiling
+        send(f"MESSAGE {reason}; until then numba compiles the kernels (15-20 s at a first "
+             "start, cached afterwards)")
     engine = Engine(config)
     reader = StdinReader(sys.stdin.buffer, lambda line: engine.stop(issued_at=line))
     Brain(engine, reader.next_line, send, process_start).run()

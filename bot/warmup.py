@@ -1,0 +1,34 @@
+"""The calls a game makes, each with the argument types the Python layers pass: run once, it
+compiles every kernel for the one signature it must have (tests/test_zz_signatures.py checks
+that) and the ahead-of-time build (build/aot.py) reads those signatures."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from bot.core import drills
+from bot.engine import Engine
+from bot.limits import Limits
+
+
+def exercise_every_kernel() -> None:
+    """Every rule, a rectangle, searches with VCF, every Board query, the bench drills."""
+    engine = Engine()
+    for width, height, rule in ((15, 15, 0), (15, 15, 4), (20, 20, 1), (17, 11, 8), (15, 15, 9)):
+        engine.new_game(width, height, rule)
+        engine.setup([(7, 7, 1), (8, 8, 2), (7, 8, 1), (6, 6, 2), (7, 6, 1)])
+        result = engine.think(Limits(timeout_turn_ms=600_000, max_depth=4), lambda info: None)
+        engine.play(*result.move)
+        board = engine.require_board()
+        for x, y in board.candidates()[:6]:
+            board.shape(x, y, 1, 2)
+            board.cell_class(x, y, 2)
+            board.wins(x, y, 1)
+            board.foul(x, y)
+            board.is_legal(x, y, 1)
+        board.forbidden_points()
+        board.canonical_key()
+        board.undo()
+        engine.evaluate()
+        drills.make_unmake_candidates(board.state, board.side_to_move(), 1)
+        drills.query_candidate_shapes(board.state, 1, np.zeros(10, np.int64))

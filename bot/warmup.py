@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from bot.core import drills
+from bot.config import Config
+from bot.core import drills, evaluate, shapes
 from bot.engine import Engine
 from bot.limits import Limits
 
@@ -32,3 +33,11 @@ def exercise_every_kernel() -> None:
         engine.evaluate()
         drills.make_unmake_candidates(board.state, board.side_to_move(), 1)
         drills.query_candidate_shapes(board.state, 1, np.zeros(10, np.int64))
+        board.set_cell_values(engine.config.cell_values)
+        evaluate.pattern_counts(board.state, 1, evaluate.pattern_table(),
+                                np.zeros(2 * shapes.PATTERNS, np.int64))
+    # the switches that are off by default: the root's defence set and its VCT search
+    switched = Engine(Config(root_defence=True, vct_nodes_per_ms=5))
+    switched.new_game(15, 15, 0)
+    switched.setup([(7, 7, 1), (8, 8, 2), (7, 8, 1), (6, 6, 2), (7, 6, 1)])
+    switched.think(Limits(timeout_turn_ms=600_000, max_depth=2))

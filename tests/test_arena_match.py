@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from bot.core.board import Board
+from bot.warmup import exercise_every_kernel
 from protocol.arena import match, records, stats
 from protocol.arena.client import EngineSpec
 
@@ -65,6 +66,9 @@ def test_a_match_goes_on_after_crashes_and_keeps_every_record(tmp_path: Path) ->
 
 
 def test_a_short_match_between_two_sente_brains(tmp_path: Path) -> None:
+    # The brains load the kernels from numba's cache; on a fresh clone this file runs before
+    # anything has filled it, and compiling at the first move would overrun any turn limit.
+    exercise_every_kernel()
     out = tmp_path / "m"
     match.main(["--selfplay", "", "branch=8", "--games", "2", "--concurrency", "2",
                        "--timeout-turn", "200", "--tolerance", "6000", "--out", str(out),

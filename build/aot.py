@@ -24,13 +24,23 @@ ROOT = Path(__file__).resolve().parents[1]
 # Before numba is imported: code for any x86-64 CPU, and a compile cache of its own (the
 # development cache holds code for this machine's CPU).
 os.environ["NUMBA_CPU_NAME"] = "generic"
-os.environ["NUMBA_CACHE_DIR"] = tempfile.mkdtemp(prefix="sente-aot-cache-")
 os.environ["SENTE_KERNELS"] = "jit"  # the library is compiled from the JIT's kernels
 sys.path.insert(0, str(ROOT))
+
+from bot.core import native
+
+if __name__ == "__main__" and native.why_not_native() is None and "--force" not in sys.argv[1:]:
+    # checked before numba is imported, which costs seconds
+    print(f"{native.LIBRARY}: up to date (--force builds it again)")
+    sys.exit(0)
+
+CACHE = tempfile.mkdtemp(prefix="sente-aot-cache-")
+os.environ["NUMBA_CACHE_DIR"] = CACHE
 
 import importlib
 import json
 import pkgutil
+import shutil
 import subprocess
 from typing import Any
 
@@ -41,7 +51,6 @@ from numba import types
 from numba.core.registry import CPUDispatcher
 
 import bot.core
-from bot.core import native
 from bot.warmup import exercise_every_kernel
 
 STUBS = Path(__file__).with_name("native_stubs.c")
@@ -157,9 +166,6 @@ def compile_entry(qualified: str, dispatcher: Any, target: Any, folder: Path
 
 
 def main() -> int:
-    if native.why_not_native() is None and "--force" not in sys.argv[1:]:
-        print(f"{native.LIBRARY}: up to date (--force builds it again)")
-        return 0
     native.FOLDER.mkdir(parents=True, exist_ok=True)
     exercise_every_kernel()
     llvm.initialize_native_target()
@@ -185,4 +191,7 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    finally:
+        shutil.rmtree(CACHE, ignore_errors=True)

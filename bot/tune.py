@@ -136,21 +136,30 @@ class Samples:
         return Samples(self.counts[keep], self.labels[keep], self.games[keep], self.black[keep])
 
 
-def game_positions(game: dict[str, Any]) -> Iterator[tuple[Board, float]]:
-    """The quiet positions of one recorded game with the result for the side to move."""
+def quiet_positions(game: dict[str, Any]) -> Iterator[tuple[Board, tuple[int, int], bool]]:
+    """The quiet positions of one recorded game past its opening and SKIP_PLIES: those where
+    the side to move has no five to make or block and no open four to make, so neither the
+    result nor the move was decided by a tactic the search sees anyway.  With each: the move
+    played there and whether the opponent had an open three."""
     board = Board(game["width"], game["height"], game["rule"])
     moves = [tuple(m[:2]) for m in game["opening"]] + [tuple(m[:2]) for m in game["moves"]]
     played = len(game["opening"])
     for index, (x, y) in enumerate(moves):
         if index >= played + SKIP_PLIES:
             colour = board.side_to_move()
-            own_five, opp_fives, _, own_win_four, _ = scan_threats(board.state, colour)
+            own_five, opp_fives, _, own_win_four, opp_three = scan_threats(board.state, colour)
             if own_five < 0 and opp_fives == 0 and own_win_four < 0:
-                winner = game["winner"]
-                yield board, 0.5 if winner == 0 else float(winner == colour)
+                yield board, (x, y), opp_three
         if board.stone(x, y) != 0:
             return  # an illegal move ended the game: nothing after it is a real position
         board.play(x, y)
+
+
+def game_positions(game: dict[str, Any]) -> Iterator[tuple[Board, float]]:
+    """The quiet positions of one recorded game with the result for the side to move."""
+    winner = game["winner"]
+    for board, _, _ in quiet_positions(game):
+        yield board, 0.5 if winner == 0 else float(winner == board.side_to_move())
 
 
 def collect(folders: Iterable[Path]) -> Samples:
@@ -322,8 +331,8 @@ class Choices:
 
 
 def collect_choices(folders: Iterable[Path]) -> Choices:
-    """Every position where the side to move had a choice (no five to make or block, no open
-    four to make) with the candidates the search would generate there."""
+    """Every quiet position (the side to move had a choice) with the candidates the search
+    would generate there."""
     patterns = evaluate.pattern_table()
     default = Config()
     ss = new_search_state(1 << 10, default.as_array(), default.order_values)
@@ -332,29 +341,20 @@ def collect_choices(folders: Iterable[Path]) -> Choices:
     number = 0
     for folder in folders:
         for line in (folder / "results.jsonl").read_text().splitlines():
-            game = json.loads(line)
-            board = Board(game["width"], game["height"], game["rule"])
-            moves = [tuple(m[:2]) for m in game["opening"]] + [tuple(m[:2]) for m in game["moves"]]
-            for index, (x, y) in enumerate(moves):
-                if not board.stone(x, y) == 0:
-                    break  # an illegal move ended the game
+            for board, (x, y), opp_three in quiet_positions(json.loads(line)):
                 st = board.state
                 colour = board.side_to_move()
-                own_five, opp_fives, _, own_win_four, opp_three = scan_threats(st, colour)
-                if (index >= len(game["opening"]) + SKIP_PLIES and own_five < 0
-                        and opp_fives == 0 and own_win_four < 0):
-                    count = generate_moves(st, ss, 0, colour, -1, opp_three)
-                    cells = ss.moves[0, :count]
-                    hit = np.flatnonzero(cells == board.cell(x, y))
-                    if len(hit):
-                        own, opp = st.words[colour - 1, cells], st.words[2 - colour, cells]
-                        entries.append(np.stack([st.classes[colour - 1, cells],
-                                                 st.classes[2 - colour, cells],
-                                                 patterns[own], patterns[opp]], axis=1))
-                        played.append(starts[-1] + int(hit[0]))
-                        starts.append(starts[-1] + count)
-                        games.append(number)
-                board.play(x, y)
+                count = generate_moves(st, ss, 0, colour, -1, opp_three)
+                cells = ss.moves[0, :count]
+                hit = np.flatnonzero(cells == board.cell(x, y))
+                if len(hit):  # (a move the search would not generate teaches nothing)
+                    own, opp = st.words[colour - 1, cells], st.words[2 - colour, cells]
+                    entries.append(np.stack([st.classes[colour - 1, cells],
+                                             st.classes[2 - colour, cells],
+                                             patterns[own], patterns[opp]], axis=1))
+                    played.append(starts[-1] + int(hit[0]))
+                    starts.append(starts[-1] + count)
+                    games.append(number)
             number += 1
     if not played:
         raise SystemExit("no positions with a choice found in the given folders")

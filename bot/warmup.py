@@ -4,12 +4,29 @@ that) and the ahead-of-time build (build/aot.py) reads those signatures."""
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
+from typing import Any
+
 import numpy as np
 
+import bot.core
 from bot.config import Config
 from bot.core import drills, evaluate, shapes
 from bot.engine import Engine
 from bot.limits import Limits
+
+
+def kernel_dispatchers() -> dict[str, Any]:
+    """Every kernel of bot.core as numba's dispatcher (JIT backend), by ``module.name``."""
+    from numba.core.registry import CPUDispatcher
+
+    found = {}
+    for info in pkgutil.iter_modules(bot.core.__path__):
+        module = importlib.import_module(f"bot.core.{info.name}")
+        found.update({f"{module.__name__}.{name}": value for name, value in vars(module).items()
+                      if isinstance(value, CPUDispatcher) and value.__module__ == module.__name__})
+    return found
 
 
 def exercise_every_kernel() -> None:

@@ -37,9 +37,7 @@ if __name__ == "__main__" and native.why_not_native() is None and "--force" not 
 CACHE = tempfile.mkdtemp(prefix="sente-aot-cache-")
 os.environ["NUMBA_CACHE_DIR"] = CACHE
 
-import importlib
 import json
-import pkgutil
 import shutil
 import subprocess
 from typing import Any
@@ -48,10 +46,8 @@ import llvmlite.binding as llvm
 import numba
 import numpy as np
 from numba import types
-from numba.core.registry import CPUDispatcher
 
-import bot.core
-from bot.warmup import exercise_every_kernel
+from bot.warmup import exercise_every_kernel, kernel_dispatchers
 
 STUBS = Path(__file__).with_name("native_stubs.c")
 MAX_DIMS = native.MAX_DIMS
@@ -59,14 +55,8 @@ MAX_DIMS = native.MAX_DIMS
 
 def dispatchers() -> list[tuple[str, Any]]:
     """(module.name, dispatcher) of every kernel in bot.core that the warm-up compiled."""
-    found = []
-    for info in pkgutil.iter_modules(bot.core.__path__):
-        module = importlib.import_module(f"bot.core.{info.name}")
-        for name, value in vars(module).items():
-            if (isinstance(value, CPUDispatcher) and value.__module__ == module.__name__
-                    and len(value.signatures) == 1):
-                found.append((f"{module.__name__}.{name}", value))
-    return found
+    return [(name, kernel) for name, kernel in kernel_dispatchers().items()
+            if len(kernel.signatures) == 1]
 
 
 def describe(kind: Any) -> dict[str, Any]:

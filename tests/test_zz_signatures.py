@@ -4,32 +4,22 @@ last), it sees every call the suite made; run on its own, it makes the calls a g
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
-
 import pytest
 
-import bot.core
-from bot.warmup import exercise_every_kernel
+from bot.warmup import exercise_every_kernel, kernel_dispatchers
 from tests.conftest import PURE_PYTHON
 
 
 @pytest.mark.run_last
 @pytest.mark.skipif(PURE_PYTHON, reason="nothing is compiled with the JIT disabled")
 def test_every_kernel_has_at_most_one_signature() -> None:
-    from numba.core.registry import CPUDispatcher
-
     exercise_every_kernel()
     seen = compiled = 0
     several = {}
-    for info in pkgutil.iter_modules(bot.core.__path__):
-        module = importlib.import_module(f"bot.core.{info.name}")
-        for name, value in vars(module).items():
-            if isinstance(value, CPUDispatcher) and value.__module__ == module.__name__:
-                seen += 1
-                compiled += len(value.signatures) == 1
-                if len(value.signatures) > 1:
-                    several[f"{module.__name__}.{name}"] = [
-                        tuple(str(t) for t in sig[1:]) for sig in value.signatures]
+    for name, value in kernel_dispatchers().items():
+        seen += 1
+        compiled += len(value.signatures) == 1
+        if len(value.signatures) > 1:
+            several[name] = [tuple(str(t) for t in sig[1:]) for sig in value.signatures]
     assert not several, several
     assert seen >= 20 and compiled >= 15, (seen, compiled)

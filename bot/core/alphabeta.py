@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 from bot.core import tt
 from bot.core.evaluate import evaluate
 from bot.core.jit import kernel

@@ -15,6 +15,7 @@ the library compiled ahead of time, and numba is never imported.
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any, Callable, TypeVar, cast
 
 KERNEL_FLAGS: dict[str, Any] = {"cache": True, "nogil": True, "error_model": "numpy"}
@@ -46,16 +47,12 @@ def signature_type(signature: str) -> Any:
     return eval(signature, {"__builtins__": {}}, _SignatureNames())
 
 
-_chosen: list[str] = []
-
-
+@cache
 def _backend() -> str:
     """'jit' or 'native' (bot.core.native.backend), decided once per process."""
-    if not _chosen:
-        from bot.core import native
+    from bot.core import native
 
-        _chosen.append(native.backend())
-    return _chosen[0]
+    return native.backend()
 
 
 def kernel(signature: str | None = None) -> Callable[[Kernel], Kernel]:

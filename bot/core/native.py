@@ -16,6 +16,7 @@ import json
 import os
 import sys
 from collections.abc import Callable
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -66,8 +67,9 @@ def fallback_reason() -> str | None:
     return why_not_native()
 
 
+@cache
 def why_not_native() -> str | None:
-    """None if the library can be used, else why not."""
+    """None if the library can be used, else why not (checked once per process)."""
     if not LIBRARY.exists() or not MANIFEST.exists():
         return f"no ahead-of-time library at {LIBRARY.name}: run python build/aot.py"
     built_from = json.loads(MANIFEST.read_text()).get("sources")
@@ -150,13 +152,9 @@ def _convert(value: int, description: dict[str, Any]) -> Any:
     return int(value)
 
 
-_library: list[Library] = []
-
-
+@cache
 def library() -> Library:
-    if not _library:
-        _library.append(Library())
-    return _library[0]
+    return Library()
 
 
 def kernel(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -171,5 +169,4 @@ def kernel(func: Callable[..., Any]) -> Callable[..., Any]:
 
     call.__name__ = func.__name__
     call.__doc__ = func.__doc__
-    call.py_func = func  # type: ignore[attr-defined]
     return call

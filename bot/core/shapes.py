@@ -16,7 +16,6 @@ import numpy as np
 
 from bot.core.jit import kernel
 
-
 # Cell values on the board and in decoded line windows.
 EMPTY, BLACK, WHITE, WALL = 0, 1, 2, 3
 # In a decoded window the side we classify for is OWN and everything else that is not empty is a
@@ -88,13 +87,14 @@ def pattern_name(pattern: int) -> str:
 def build_pattern_table() -> np.ndarray:
     """uint16[2^16]: the pattern number of every word of four 4-bit shapes (words with a nibble
     that is no shape map to 0)."""
-    number = {shapes: index for index, shapes in enumerate(pattern_shapes())}
-    table = np.zeros(1 << 16, dtype=np.uint16)
-    for word in range(1 << 16):
-        nibbles = [(word >> (4 * d)) & 15 for d in range(4)]
-        if max(nibbles) < SHAPES:
-            a, b, c, d = sorted(nibbles, reverse=True)
-            table[word] = number[(a, b, c, d)]
+    words = np.arange(1 << 16)
+    nibbles = np.stack([(words >> (4 * d)) & 15 for d in range(4)])
+    ordered = -np.sort(-nibbles, axis=0)  # each word's shapes, largest first
+    number = np.zeros(1 << 16, dtype=np.uint16)  # pattern number by its shapes as a word
+    for index, (a, b, c, d) in enumerate(_PATTERN_SHAPES):
+        number[a << 12 | b << 8 | c << 4 | d] = index
+    table: np.ndarray = number[ordered[0] << 12 | ordered[1] << 8 | ordered[2] << 4 | ordered[3]]
+    table[np.any(nibbles >= SHAPES, axis=0)] = 0
     return table
 
 

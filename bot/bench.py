@@ -19,9 +19,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-import numpy as np
+import psutil
 
-from bot.core import drills, state
+from bot.core import arrays, drills, state
 from bot.core.board import Board, Point
 from bot.core.score import MATE_BOUND
 from bot.engine import Engine
@@ -52,12 +52,12 @@ def core(rounds: int) -> None:
     for size, rule in ((15, 0), (15, 4), (20, 0)):
         boards = bench_positions(size, rule)
         drills.make_unmake_candidates(boards[0].state, 1, 1)  # compile or load before timing
-        drills.query_candidate_shapes(boards[0].state, 1, np.zeros(10, np.int64))
+        drills.query_candidate_shapes(boards[0].state, 1, arrays.zeros(10, "int64"))
         start = time.perf_counter()
         pairs = sum(drills.make_unmake_candidates(b.state, b.side_to_move(), rounds)
                     for b in boards)
         make_seconds = time.perf_counter() - start
-        tally = np.zeros(10, dtype=np.int64)
+        tally = arrays.zeros(10, "int64")
         start = time.perf_counter()
         queries = sum(drills.query_candidate_shapes(b.state, rounds * 10, tally) for b in boards)
         query_seconds = time.perf_counter() - start
@@ -179,30 +179,60 @@ def tactics() -> None:
 GOMOCUP_OPENING = ["7,7,2", "8,7,1", "8,8,2"]  # GomocupJudge sends the opening as BOARD rows
 
 
-def first_move(cache_dir: str, extra: tuple[str, ...] = ()) -> tuple[float, float]:
-    """Seconds from process start to the first move, and the process's peak RSS in MiB, when
-    START, the INFOs and BOARD arrive at once as GomocupJudge sends them."""
+def first_move(cache_dir: str, extra: tuple[str, ...] = (), brain_command: list[str] | None = None,
+               max_memory: int = 367001600) -> tuple[float, float]:
+    """Seconds from process start to the first move, and the peak RSS in MiB of the brain's
+    process tree (the sum of each process's peak), when START, the INFOs and BOARD arrive at
+    once as GomocupJudge sends them.  ``max_memory`` 0 sends no memory limit."""
     env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir)
-    commands = ["START 15", "INFO timeout_turn 5000", "INFO timeout_match 180000",
-                "INFO max_memory 367001600", "INFO rule 0", "INFO game_type 1",
-                "INFO time_left 180000", *extra, "BOARD", *GOMOCUP_OPENING, "DONE"]
+    memory = [f"INFO max_memory {max_memory}"] if max_memory else []
+    commands = ["START 15", "INFO timeout_turn 5000", "INFO timeout_match 180000", *memory,
+                "INFO rule 0", "INFO game_type 1", "INFO time_left 180000", *extra, "BOARD",
+                *GOMOCUP_OPENING, "DONE"]
     start = time.perf_counter()
-    brain = subprocess.Popen([sys.executable, "-m", "protocol.brain"], stdin=subprocess.PIPE,
-                             stdout=subprocess.PIPE, env=env, text=True)
+    brain = subprocess.Popen(brain_command or [sys.executable, "-m", "protocol.brain"],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, text=True)
     assert brain.stdin is not None and brain.stdout is not None
     brain.stdin.write("\n".join(commands) + "\n")
     brain.stdin.flush()
     while True:
         line = brain.stdout.readline()
-        if not line or "," in line and not line.startswith("MESSAGE"):
+        if not line:
+            raise RuntimeError(f"the brain ended before its first move (exit {brain.wait()})")
+        if "," in line and not line.startswith("MESSAGE"):
             break
     elapsed = time.perf_counter() - start
-    status = Path(f"/proc/{brain.pid}/status").read_text()
-    peak_kib = next(int(row.split()[1]) for row in status.splitlines() if row.startswith("VmHWM"))
+    root = psutil.Process(brain.pid)
+    peak_kib = sum(_peak_kib(process.pid) for process in [root, *root.children(recursive=True)])
     brain.stdin.write("END\n")
     brain.stdin.flush()
     brain.wait(timeout=30)
     return elapsed, peak_kib / 1024
+
+
+def _peak_kib(pid: int) -> int:
+    status = Path(f"/proc/{pid}/status").read_text()
+    return next(int(row.split()[1]) for row in status.splitlines() if row.startswith("VmHWM"))
+
+
+def executable(path: str, runs: int) -> None:
+    """Size, start-up and peak memory of a frozen brain (build/freeze), and its search bench."""
+    print(f"{path}: {Path(path).stat().st_size / 2**20:.2f} MiB "
+          f"({Path(path).stat().st_size / 1e6:.2f} MB)")
+    print(f"{'run':<5}{'depth-1 s':>11}{'first move s':>14}{'peak MiB':>10}"
+          f"{'no limit: s':>13}{'peak MiB':>10}")
+    with tempfile.TemporaryDirectory() as scratch:
+        for run in range(runs):
+            shallow, _ = first_move(scratch, ("INFO max_depth 1",), [path])
+            limited, limited_mib = first_move(scratch, (), [path])
+            free, free_mib = first_move(scratch, (), [path], max_memory=0)
+            print(f"{run:<5}{shallow:>11.2f}{limited:>14.2f}{limited_mib:>10.0f}{free:>13.2f}"
+                  f"{free_mib:>10.0f}")
+    print("seconds from process start to the first move (START, INFOs and BOARD with a 3-stone "
+          "opening sent at once); depth-1 isolates start-up; the first move searches a 5 s turn "
+          "with max_memory 350 MiB, then with no INFO max_memory; peak RSS summed over the "
+          "process tree (/proc VmHWM)")
+    subprocess.run([path, "--bench", "search"], check=True)
 
 
 def startup(runs: int) -> None:
@@ -226,8 +256,10 @@ def startup(runs: int) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bot.bench", description=__doc__)
-    parser.add_argument("what", choices=["core", "startup", "search", "tactics"],
+    parser.add_argument("what", choices=["core", "startup", "search", "tactics", "executable"],
                         help="which benchmark to run")
+    parser.add_argument("path", nargs="?", default="dist/pbrain-sente",
+                        help="the frozen brain, for 'executable'")
     parser.add_argument("--rounds", type=int, default=20, help="passes over each position")
     parser.add_argument("--runs", type=int, default=2, help="start-up runs (cold + warm each)")
     args = parser.parse_args(argv)
@@ -237,6 +269,8 @@ def main(argv: list[str] | None = None) -> int:
         search_signature()
     elif args.what == "tactics":
         tactics()
+    elif args.what == "executable":
+        executable(args.path, args.runs)
     else:
         startup(args.runs)
     return 0

@@ -5,10 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cache, cached_property
 
-import numpy as np
-
+from bot.core import arrays, shapes
 from bot.core import searchstate as slots
-from bot.core import shapes
+from bot.core.jit import np
 from bot.core.evaluate import cell_value_table
 
 # Weights indexed by class (none, two, open_two, double_two, three, open_three, double_three,
@@ -221,7 +220,7 @@ class Config:
                                 (self.pattern_own, self.pattern_opp))
 
     def as_array(self) -> np.ndarray:
-        array = np.zeros(slots.CONFIG_SLOTS, dtype=np.int64)
+        array = arrays.zeros(slots.CONFIG_SLOTS, "int64")
         array[slots.P_BRANCH] = self.branch
         array[slots.P_VCF_DEPTH] = self.vcf_depth
         array[slots.P_LEAF_VCF] = int(self.leaf_vcf)

@@ -5,9 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-import numpy as np
-
-from bot.core import tt
+from bot.core import arrays, tt
 from bot.core.alphabeta import alphabeta
 from bot.core.board import Board
 from bot.core.score import INFINITY, MATE_BOUND
@@ -76,7 +74,7 @@ def iterate(board: Board, ss: SearchState, colour: int,
 
 def principal_variation(board: Board, ss: SearchState, first: int, length: int) -> list[int]:
     """The expected line from the transposition table, starting with ``first``."""
-    line = np.zeros(max(0, length), dtype=np.int64)
+    line = arrays.zeros(max(0, length), "int64")
     count = tt.principal_variation(board.state, ss.tt_keys, ss.tt_data, first,
                                    board.side_to_move(), line)
-    return [int(cell) for cell in line[:count]]
+    return [int(line[i]) for i in range(count)]

@@ -13,12 +13,11 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 
-import numpy as np
 import psutil
 
 from bot import driver, timeman
 from bot.config import Config
-from bot.core import tt
+from bot.core import arrays, tt
 from bot.core.board import Board, Point
 from bot.core.errors import BoardError
 from bot.core.evaluate import evaluate
@@ -32,7 +31,10 @@ from bot.core.searchstate import (
 from bot.limits import Limits, Result, SearchInfo, StopCause, Swap2Answer
 
 MIB = 2**20
-DEFAULT_TT_MIB = 64  # table size when neither hash_size nor max_memory asks for another
+# Table size when hash_size asks for none (max_memory can only shrink it): 2^20 entries hold a
+# 5 s search (~1.5 M nodes) and keep the whole brain near 60 MiB, well under the 100 MB a
+# tournament brain should stay under; more helps only longer searches (INFO hash_size).
+DEFAULT_TT_MIB = 32
 # Kept free under max_memory for what the table sizing cannot see: Python objects, thread
 # stacks, input lines, numpy temporaries.  Larger is safer, smaller leaves a bigger table.
 MEMORY_HEADROOM = 48 * MIB
@@ -202,7 +204,7 @@ class Engine:
             self._running_search = search
             self._stop_cause = None
             self._table_used = True
-            ss.ctrl[:] = 0
+            ss.ctrl.fill(0)
             ss.ctrl[C_NODE_LIMIT] = limits.max_nodes
             ss.ctrl[C_GENERATION] = search & tt.GENERATION_MASK
             forget_heuristics(ss)
@@ -237,7 +239,7 @@ class Engine:
         defences = self._root_defences(board, colour, budget.maximum_ms)
         if defences == 1:  # one move stops the opponent's win by fours: nothing to search
             timer.cancel()
-            cell = int(np.flatnonzero(ss.root_mask)[0])
+            cell = arrays.first_nonzero(ss.root_mask)
             return Result(board.point(cell), 0, 0, int(ss.ctrl[C_NODES]), _ms_since(start),
                           "forced")
         best_cell, score, depth = board.cell(*fallback), 0, 0
@@ -302,7 +304,7 @@ class Engine:
         ctrl = self._search.ctrl
         if settings.root_vcf_fours > 0:
             nodes = max(1, int(budget_ms * settings.defence_nodes_per_ms))
-            line = np.empty(2 * settings.root_vcf_fours + 10, dtype=np.int64)
+            line = arrays.zeros(2 * settings.root_vcf_fours + 10, "int64")
             plies, cell = vcf_first_move(board.state, self._search, colour,
                                          settings.root_vcf_fours, nodes, line)
             if plies > 0 and board.is_legal(*board.point(cell), colour):

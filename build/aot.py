@@ -9,7 +9,8 @@ in which only the wrapper is visible; the C compiler links them, with the few nu
 helpers the code names on paths it never takes (native_stubs.c), into bot/core/compiled/ (or the
 folder SENTE_NATIVE_DIR names).  A JSON
 manifest beside the library lists each entry point and how its arguments are passed
-(bot.core.native reads it).  Needs numba, llvmlite and a C compiler; takes about a minute, and
+(bot.core.native reads it).  Needs numba, llvmlite and a C compiler (cc or gcc; on Windows
+MinGW-w64's gcc, or MSVC's cl in a developer prompt); takes about a minute, and
 nothing when the library was built from the current sources (``--force`` builds it anyway).
 """
 
@@ -155,6 +156,26 @@ def compile_entry(qualified: str, dispatcher: Any, target: Any, folder: Path
     return {"symbol": symbol, "arguments": arguments, "result": result}, path
 
 
+def link(objects: list[str], symbols: list[str], folder: Path) -> None:
+    """Link the objects and the stubs into the library, with the first C compiler found."""
+    compiler = shutil.which("cc") or shutil.which("gcc")
+    if compiler is not None:
+        stubs = folder / "stubs.o"
+        subprocess.run([compiler, "-O2", "-fPIC", "-c", str(STUBS), "-o", str(stubs)],
+                       check=True)
+        subprocess.run([compiler, "-shared", "-o", str(native.LIBRARY), *objects, str(stubs)],
+                       check=True)
+        return
+    if shutil.which("cl") is None:
+        raise SystemExit("no C compiler: install gcc (Windows: MinGW-w64) or run from an MSVC "
+                         "developer prompt")
+    stubs = folder / "stubs.obj"  # MSVC exports only what it is told to
+    subprocess.run(["cl", "/nologo", "/O2", "/c", str(STUBS), f"/Fo{stubs}"], check=True)
+    exports = [f"/EXPORT:{symbol}" for symbol in symbols]
+    subprocess.run(["link", "/nologo", "/DLL", f"/OUT:{native.LIBRARY}", *objects, str(stubs),
+                    *exports], check=True)
+
+
 def main() -> int:
     native.FOLDER.mkdir(parents=True, exist_ok=True)
     exercise_every_kernel()
@@ -170,10 +191,7 @@ def main() -> int:
             entry, path = compile_entry(qualified, dispatcher, target, folder)
             manifest["kernels"][qualified] = entry
             objects.append(str(path))
-        stubs = folder / "stubs.o"
-        subprocess.run(["cc", "-O2", "-fPIC", "-c", str(STUBS), "-o", str(stubs)], check=True)
-        subprocess.run(["cc", "-shared", "-o", str(native.LIBRARY), *objects, str(stubs)],
-                       check=True)
+        link(objects, [entry["symbol"] for entry in manifest["kernels"].values()], folder)
     native.MANIFEST.write_text(json.dumps(manifest, indent=1))
     print(f"{native.LIBRARY}: {len(manifest['kernels'])} kernels, "
           f"{native.LIBRARY.stat().st_size / 2**20:.1f} MiB")

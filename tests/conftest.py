@@ -9,6 +9,9 @@ import os
 os.environ.setdefault("SENTE_KERNELS", "jit")
 
 import random
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import numba
@@ -18,6 +21,7 @@ import pytest
 from bot.core.board import Board
 from tests import naive
 
+ROOT = Path(__file__).resolve().parents[1]
 DATA = Path(__file__).parent / "data"
 # NUMBA_DISABLE_JIT=1: the kernels run as the plain Python they are written in (tests marked
 # pure_python are run that way by tests/test_pure_python.py), ten to a hundred times slower.
@@ -56,6 +60,28 @@ def clustered_position(rng: random.Random, width: int, height: int, rule: int,
               for y in range(max(0, cy - radius - 1), min(height, cy + radius + 2))
               if (x, y) not in pos.stones]
     return board, pos, around
+
+
+@pytest.fixture(scope="session")
+def native_library(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The kernels compiled ahead of time (build/aot.py) into a folder of the session's."""
+    if PURE_PYTHON or not any(shutil.which(cc) for cc in ("cc", "gcc", "cl")):
+        pytest.skip("the ahead-of-time library needs the JIT and a C compiler")
+    folder = tmp_path_factory.mktemp("native")
+    subprocess.run([sys.executable, str(ROOT / "build" / "aot.py")], cwd=ROOT, check=True,
+                   env=dict(os.environ, SENTE_NATIVE_DIR=str(folder)), timeout=900,
+                   capture_output=True)
+    return folder
+
+
+@pytest.fixture(scope="session")
+def frozen_brain(native_library: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The one-file executable of build/freeze, made with this environment's PyInstaller."""
+    dist = tmp_path_factory.mktemp("dist")
+    subprocess.run([sys.executable, str(ROOT / "build" / "freeze"), "--no-venv", "--dist",
+                    str(dist)], cwd=ROOT, check=True, timeout=900, capture_output=True,
+                   env=dict(os.environ, SENTE_NATIVE_DIR=str(native_library)))
+    return dist / ("pbrain-sente64.exe" if sys.platform == "win32" else "pbrain-sente")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

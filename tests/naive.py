@@ -257,7 +257,7 @@ def image(sym: int, x: int, y: int, w: int, h: int) -> tuple[int, int]:
     ][sym]
 
 
-def hashes(pos: Position, values: np.ndarray) -> list[int]:
+def hashes(pos: Position, values: list[list[int]]) -> list[int]:
     """Zobrist key of each symmetric image, XOR over the stones, from scratch."""
     count = 8 if pos.width == pos.height else 4
     keys = []
@@ -265,7 +265,7 @@ def hashes(pos: Position, values: np.ndarray) -> list[int]:
         key = 0
         for (x, y), colour in pos.stones.items():
             ix, iy = image(sym, x, y, pos.width, pos.height)
-            key ^= int(values[colour, iy * 32 + ix])
+            key ^= values[colour][iy * 32 + ix]
         keys.append(key)
     return keys
 

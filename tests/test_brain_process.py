@@ -1,20 +1,26 @@
-"""The brain through its real process: every command, every rule, bad input, whole games."""
+"""The brain through its real process: every command, every rule, bad input, whole games; each
+test against ``python -m protocol.brain`` and against the frozen executable (build/freeze)."""
 
 from __future__ import annotations
-
-import sys
-from pathlib import Path
 
 import pexpect
 import pytest
 
 from bot.core.board import Board
-from tests.brainproc import BrainProcess
+from tests.brainproc import PYTHON_BRAIN, BrainProcess
+
+
+@pytest.fixture(scope="module", params=["python", "frozen"])
+def command(request: pytest.FixtureRequest) -> list[str]:
+    """Every test runs against ``python -m protocol.brain`` and the frozen executable."""
+    if request.param == "python":
+        return PYTHON_BRAIN
+    return [str(request.getfixturevalue("frozen_brain"))]
 
 
 @pytest.fixture(scope="module")
-def brain():
-    process = BrainProcess()
+def brain(command: list[str]):
+    process = BrainProcess(command=command)
     yield process
     assert process.close() == 0
 
@@ -144,8 +150,8 @@ def test_board_errors_keep_the_position(brain: BrainProcess) -> None:
     assert brain.ask(f"TAKEBACK {reply[0]},{reply[1]}") == "OK"
 
 
-def test_commands_before_start_are_refused() -> None:
-    brain = BrainProcess()
+def test_commands_before_start_are_refused(command: list[str]) -> None:
+    brain = BrainProcess(command=command)
     for line in ("TURN 7,7", "BEGIN", "RESTART", "TAKEBACK 1,1", "YXSHOWFORBID"):
         assert brain.ask(line).startswith("ERROR"), line
     brain.send("BOARD", "1,1,2", "DONE")
@@ -154,8 +160,8 @@ def test_commands_before_start_are_refused() -> None:
     assert brain.close() == 0
 
 
-def test_binary_junk_and_eof() -> None:
-    brain = BrainProcess()
+def test_binary_junk_and_eof(command: list[str]) -> None:
+    brain = BrainProcess(command=command)
     brain.send_bytes(b"\x00\x01\xff\xfe junk\r\n")
     assert brain.read().startswith("UNKNOWN")
     brain.send_bytes(b"START 15\r\n")  # CRLF like Piskvork
@@ -208,8 +214,8 @@ def test_show_detail_messages_precede_the_move(brain: BrainProcess) -> None:
     brain.send("INFO show_detail 0")
 
 
-def test_a_whole_renju_self_play_game_is_legal_and_ends_in_a_five() -> None:
-    black, white = BrainProcess(), BrainProcess()
+def test_a_whole_renju_self_play_game_is_legal_and_ends_in_a_five(command: list[str]) -> None:
+    black, white = BrainProcess(command=command), BrainProcess(command=command)
     referee = Board(15, 15, 4)
     for brain in (black, white):
         fast(brain, rule=4)
@@ -231,11 +237,11 @@ def test_a_whole_renju_self_play_game_is_legal_and_ends_in_a_five() -> None:
     assert black.close() == 0 and white.close() == 0
 
 
-def test_pygomo_client_plays_a_whole_game() -> None:
+def test_pygomo_client_plays_a_whole_game(command: list[str]) -> None:
     from pygomo.client import EngineClient
 
     referee = Board(15, 15, 0)
-    engine = EngineClient(sys.executable, args=["-m", "protocol.brain"])
+    engine = EngineClient(command[0], args=command[1:])
     engine.connect()
     try:
         assert engine.start(15)
@@ -254,15 +260,8 @@ def test_pygomo_client_plays_a_whole_game() -> None:
         engine.quit()
 
 
-def peak_and_current_mib(brain: BrainProcess) -> tuple[float, float]:
-    """Peak and current resident memory of the brain process (Linux /proc), in MiB."""
-    status = Path(f"/proc/{brain.child.proc.pid}/status").read_text()
-    fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
-    return int(fields["VmHWM"].split()[0]) / 1024, int(fields["VmRSS"].split()[0]) / 1024
-
-
-def test_a_yxstop_sent_with_turn_stops_that_search() -> None:
-    brain = BrainProcess()
+def test_a_yxstop_sent_with_turn_stops_that_search(command: list[str]) -> None:
+    brain = BrainProcess(command=command)
     brain.send("INFO timeout_turn 600000", "INFO timeout_match 0",
                "INFO time_left 2147483647", "START 15")
     assert brain.read() == "OK"
@@ -273,8 +272,8 @@ def test_a_yxstop_sent_with_turn_stops_that_search() -> None:
     assert brain.close() == 0
 
 
-def test_a_yxstop_during_a_search_stops_it() -> None:
-    brain = BrainProcess()
+def test_a_yxstop_during_a_search_stops_it(command: list[str]) -> None:
+    brain = BrainProcess(command=command)
     brain.send("INFO timeout_turn 600000", "INFO timeout_match 0", "INFO show_detail 1",
                "START 15")
     assert brain.read() == "OK"
@@ -285,8 +284,8 @@ def test_a_yxstop_during_a_search_stops_it() -> None:
     assert brain.close() == 0
 
 
-def test_an_idle_yxstop_does_not_stop_the_next_search() -> None:
-    brain = BrainProcess()
+def test_an_idle_yxstop_does_not_stop_the_next_search(command: list[str]) -> None:
+    brain = BrainProcess(command=command)
     brain.send("INFO timeout_turn 600000", "INFO max_depth 3", "INFO show_detail 1", "START 15")
     assert brain.read() == "OK"
     brain.send("YXSTOP", "TURN 7,7")
@@ -300,8 +299,9 @@ def test_an_idle_yxstop_does_not_stop_the_next_search() -> None:
     assert brain.close() == 0
 
 
-def test_a_hash_size_too_big_for_the_machine_falls_back_and_play_goes_on() -> None:
-    brain = BrainProcess()
+def test_a_hash_size_too_big_for_the_machine_falls_back_and_play_goes_on(
+        command: list[str]) -> None:
+    brain = BrainProcess(command=command)
     fast(brain)
     brain.send("INFO hash_size 100000000", "START 15")
     assert brain.read() == "OK"
@@ -311,8 +311,8 @@ def test_a_hash_size_too_big_for_the_machine_falls_back_and_play_goes_on() -> No
     assert brain.close() == 0
 
 
-def test_a_turn_that_fills_the_board_is_answered() -> None:
-    brain = BrainProcess()
+def test_a_turn_that_fills_the_board_is_answered(command: list[str]) -> None:
+    brain = BrainProcess(command=command)
     fast(brain)
     assert brain.ask("START 5") == "OK"
     # a full 5x5 board with no five for either colour once (4,4) is played
@@ -326,8 +326,8 @@ def test_a_turn_that_fills_the_board_is_answered() -> None:
     assert brain.close() == 0
 
 
-def test_a_rule_change_mid_game_applies_to_the_stones_on_the_board() -> None:
-    brain = BrainProcess()
+def test_a_rule_change_mid_game_applies_to_the_stones_on_the_board(command: list[str]) -> None:
+    brain = BrainProcess(command=command)
     fast(brain, rule=0)
     assert brain.ask("START 15") == "OK"
     # black (us, equal counts) has 3,7 4,7 6,7 7,7: (5,7) makes five in freestyle; under renju
@@ -341,18 +341,18 @@ def test_a_rule_change_mid_game_applies_to_the_stones_on_the_board() -> None:
     assert brain.close() == 0
 
 
-def test_the_process_stays_under_max_memory_after_long_searches() -> None:
-    probe = BrainProcess()
+def test_the_process_stays_under_max_memory_after_long_searches(command: list[str]) -> None:
+    probe = BrainProcess(command=command)
     fast(probe)
     probe.send("INFO hash_size 1")
     assert probe.ask("START 15") == "OK"
     probe.send("TURN 7,7")
     probe.move()
-    _, baseline = peak_and_current_mib(probe)  # the brain with every kernel loaded, no table
+    _, baseline = probe.memory_mib()  # the brain with every kernel loaded, no table
     assert probe.close() == 0
 
     limit_mib = baseline + 60  # a table of at most 12 MiB fits beside the 48 MiB headroom
-    brain = BrainProcess()
+    brain = BrainProcess(command=command)
     brain.send("INFO timeout_turn 1500", "INFO hash_size 1024",
                f"INFO max_memory {int(limit_mib * 2**20)}", "START 15")
     assert brain.read() == "OK"
@@ -362,18 +362,18 @@ def test_the_process_stays_under_max_memory_after_long_searches() -> None:
         referee.play(*reply)
         brain.send(f"TURN {reply[0]},{reply[1]}")
         referee.play(*brain.move())
-    peak, _ = peak_and_current_mib(brain)
+    peak, _ = brain.memory_mib()
     assert peak <= limit_mib, (peak, limit_mib)
     assert brain.close() == 0
 
 
-def test_long_input_lines_do_not_raise_peak_memory() -> None:
-    brain = BrainProcess()
+def test_long_input_lines_do_not_raise_peak_memory(command: list[str]) -> None:
+    brain = BrainProcess(command=command)
     fast(brain)
     assert brain.ask("START 15") == "OK"
     brain.send("TURN 7,7")
     brain.move()
-    before, _ = peak_and_current_mib(brain)
+    before, _ = brain.memory_mib()
     long_lines = [("x" * 10_000, "UNKNOWN"), ("TURN " + "7" * 9_996, "ERROR"),
                   ("TURN 1," + "1" * 9_993, "ERROR"), ("START " + "9" * 9_994, "ERROR"),
                   ("BOARD", None), ("1,1," + "2" * 9_996, None), ("DONE", "ERROR")]
@@ -384,20 +384,19 @@ def test_long_input_lines_do_not_raise_peak_memory() -> None:
                 assert brain.read().startswith(answer)
         brain.send("INFO folder " + "f" * 10_000, "INFO timeout_turn " + "3" * 9_982)
     assert brain.ask("ABOUT").startswith('name="Sente"')
-    after, _ = peak_and_current_mib(brain)
+    after, _ = brain.memory_mib()
     assert after - before <= 4, (before, after)
     assert brain.close() == 0
 
 
-def test_a_person_at_a_terminal_is_greeted_and_a_manager_is_not() -> None:
-    person = pexpect.spawn(sys.executable, ["-m", "protocol.brain"], encoding="utf-8",
-                           timeout=60)
+def test_a_person_at_a_terminal_is_greeted_and_a_manager_is_not(command: list[str]) -> None:
+    person = pexpect.spawn(command[0], command[1:], encoding="utf-8", timeout=60)
     person.expect(r"([^\r\n]*)\r?\n")
     greeting = person.match.group(1)
     assert greeting.startswith("MESSAGE Sente") and "START 15" in greeting
     person.sendline("END")
     person.expect(pexpect.EOF)
-    manager = BrainProcess()  # a pipe, as every manager uses
+    manager = BrainProcess(command=command)  # a pipe, as every manager uses
     manager.expect_silence(2.0)
     assert manager.ask("START 15") == "OK"
     assert manager.close() == 0

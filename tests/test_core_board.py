@@ -31,6 +31,17 @@ def word(four_shapes: list[int]) -> int:
     return sum(shape << (4 * d) for d, shape in enumerate(four_shapes))
 
 
+def test_shipped_zobrist_values_are_the_seeded_draw() -> None:
+    """bot/core/zobrist.bin holds numpy's PCG64 draw from ZOBRIST_SEED (book keys depend on
+    it), with EMPTY's row all zeros."""
+    rng = np.random.Generator(np.random.PCG64(state.ZOBRIST_SEED))
+    drawn = rng.integers(0, 2**64, size=(3, state.ZOBRIST_SIDE ** 2), dtype=np.uint64)
+    values = state.zobrist_values()
+    assert values[0] == [0] * state.ZOBRIST_SIDE ** 2
+    assert values[1:] == drawn[1:].tolist()
+    assert len(set(values[1] + values[2])) == 2 * state.ZOBRIST_SIDE ** 2
+
+
 @pytest.mark.parametrize("rule", RULES)
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 def test_kernels_agree_with_naive_twins(rule: int, size: tuple[int, int]) -> None:

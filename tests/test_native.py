@@ -1,6 +1,7 @@
 """The kernels compiled ahead of time (build/aot.py, bot.core.native) against the JIT's: the same
-bench signature, a brain that plays without numba, and the fallback when the library is missing
-or stale.  Building the library takes about a minute, once for the module."""
+bench signature (the frozen executable's too), a brain that plays without numba or numpy, and
+the fallback when the library is missing or stale.  Building the library takes about a minute,
+once for the session (tests/conftest.py)."""
 
 from __future__ import annotations
 
@@ -22,8 +23,7 @@ from tests.conftest import PURE_PYTHON
 ROOT = Path(__file__).resolve().parents[1]
 SIGNATURE = re.compile(r"bench signature: (\d+) nodes")
 
-pytestmark = pytest.mark.skipif(PURE_PYTHON or shutil.which("cc") is None,
-                                reason="needs the JIT and a C compiler")
+pytestmark = pytest.mark.skipif(PURE_PYTHON, reason="needs the JIT")
 
 
 def environment(**values: str) -> dict[str, str]:
@@ -33,17 +33,13 @@ def environment(**values: str) -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def library(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    folder = tmp_path_factory.mktemp("native")
-    subprocess.run([sys.executable, str(ROOT / "build" / "aot.py")], cwd=ROOT, check=True,
-                   env=environment(SENTE_NATIVE_DIR=str(folder)), timeout=900,
-                   capture_output=True)
-    return folder
+def library(native_library: Path) -> Path:
+    return native_library
 
 
-def bench_signature(env: dict[str, str]) -> int:
-    done = subprocess.run([sys.executable, "-m", "bot.bench", "search"], cwd=ROOT, env=env,
-                          check=True, capture_output=True, text=True, timeout=900)
+def bench_signature(command: list[str], env: dict[str, str]) -> int:
+    done = subprocess.run(command, cwd=ROOT, env=env, check=True, capture_output=True,
+                          text=True, timeout=900)
     found = SIGNATURE.search(done.stdout)
     assert found, done.stdout
     return int(found[1])
@@ -55,13 +51,27 @@ def test_every_kernel_is_in_the_library(library: Path) -> None:
     assert set(kernel_dispatchers()) == built
 
 
-def test_the_native_kernels_search_the_same_nodes_as_the_jit(library: Path) -> None:
-    native_nodes = bench_signature(environment(SENTE_KERNELS="native",
+@pytest.fixture(scope="module")
+def jit_signature() -> int:
+    return bench_signature([sys.executable, "-m", "bot.bench", "search"],
+                           environment(SENTE_KERNELS="jit"))
+
+
+def test_the_native_kernels_search_the_same_nodes_as_the_jit(library: Path,
+                                                            jit_signature: int) -> None:
+    native_nodes = bench_signature([sys.executable, "-m", "bot.bench", "search"],
+                                   environment(SENTE_KERNELS="native",
                                                SENTE_NATIVE_DIR=str(library)))
-    assert native_nodes == bench_signature(environment(SENTE_KERNELS="jit"))
+    assert native_nodes == jit_signature
 
 
-def test_the_native_backend_never_imports_numba(library: Path) -> None:
+def test_the_frozen_brain_searches_the_same_nodes_as_the_jit(frozen_brain: Path,
+                                                            jit_signature: int) -> None:
+    assert bench_signature([str(frozen_brain), "--bench", "search"], dict(os.environ)) \
+        == jit_signature
+
+
+def test_the_native_backend_never_imports_numba_or_numpy(library: Path) -> None:
     script = ("import sys\n"
               "from bot.engine import Engine\n"
               "from bot.limits import Limits\n"
@@ -69,12 +79,12 @@ def test_the_native_backend_never_imports_numba(library: Path) -> None:
               "engine.new_game(15, 15, 4)\n"
               "engine.setup([(7, 7, 1), (8, 8, 2), (7, 8, 1)])\n"
               "print(engine.think(Limits(timeout_turn_ms=5000, max_depth=3)).move)\n"
-              "print('numba' in sys.modules, 'llvmlite' in sys.modules)\n")
+              "print(*(name in sys.modules for name in ('numba', 'llvmlite', 'numpy')))\n")
     done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, check=True, text=True,
                           capture_output=True, timeout=300,
                           env=environment(SENTE_KERNELS="native", SENTE_NATIVE_DIR=str(library)))
     move, imported = done.stdout.splitlines()
-    assert imported == "False False"
+    assert imported == "False False False"  # the frozen brain carries none of them
     assert re.fullmatch(r"\(\d+, \d+\)", move)
 
 

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-import numpy as np
+import numbers
 
-from bot.core import evaluate, moves, shapes
+from bot.core import arrays, evaluate, moves, shapes
+from bot.core.jit import np
 from bot.core.errors import CoordinateError, HistoryError, OccupiedError
 from bot.core.state import (
     M_CANDIDATES, M_HEIGHT, M_PLY, M_RULE, M_STRIDE, M_SYMMETRIES, M_WIDTH, PAD, RULE_RENJU,
@@ -33,7 +34,7 @@ class Board:
 
     def set_cell_values(self, cell_values: np.ndarray) -> None:
         """Evaluate with another table from now on (the sums are recounted)."""
-        self.state.cell_values[:] = cell_values
+        arrays.copy_into(self.state.cell_values, cell_values)
         evaluate.recount_values(self.state)
 
     # --- geometry ---------------------------------------------------------------------------
@@ -75,12 +76,12 @@ class Board:
 
     def moves(self) -> list[Point]:
         """Stones in the order they were played."""
-        return [self.point(cell) for cell in self.state.history[: self.ply, 0]]
+        return [self.point(self.state.history[i, 0]) for i in range(self.ply)]
 
     def side_to_move(self) -> int:
         """BLACK when both colours have as many stones, else WHITE."""
-        black = int(np.count_nonzero(self.state.board == shapes.BLACK))
-        white = int(np.count_nonzero(self.state.board == shapes.WHITE))
+        black = arrays.count_equal(self.state.board, shapes.BLACK)
+        white = arrays.count_equal(self.state.board, shapes.WHITE)
         return shapes.BLACK if black == white else shapes.WHITE
 
     def is_full(self) -> bool:
@@ -173,7 +174,7 @@ class Board:
     def candidates(self) -> list[Point]:
         """Empty cells within two of a stone, in the kernel's list order."""
         count = int(self.state.meta[M_CANDIDATES])
-        return [self.point(cell) for cell in self.state.candidates[:count]]
+        return [self.point(self.state.candidates[i]) for i in range(count)]
 
     # --- keys -------------------------------------------------------------------------------
     @property
@@ -183,7 +184,7 @@ class Board:
 
     def symmetric_hashes(self) -> list[int]:
         """Zobrist keys of the position's images under each board symmetry (8 square, 4 else)."""
-        return [int(h) for h in self.state.hashes[: int(self.state.meta[M_SYMMETRIES])]]
+        return [int(self.state.hashes[i]) for i in range(int(self.state.meta[M_SYMMETRIES]))]
 
     def canonical_key(self) -> tuple[int, int]:
         """(smallest key over the symmetric images, the symmetry index that gives it)."""
@@ -192,11 +193,11 @@ class Board:
 
 
 def _is_int(value: object) -> bool:
-    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+    return not isinstance(value, bool) and isinstance(value, numbers.Integral)
 
 
 def _as_int(value: object) -> int:
-    if not isinstance(value, (int, np.integer)) or isinstance(value, bool):
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise ValueError(f"{value!r} is not a whole number")
     return int(value)
 

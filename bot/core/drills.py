@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import numpy as np
-
-from bot.core.jit import kernel
+from bot.core.jit import kernel, np
 from bot.core.moves import make, shape_at, unmake
 from bot.core.state import BoardState, M_CANDIDATES
 

@@ -13,10 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import numpy as np
-
-from bot.core import shapes
-from bot.core.jit import kernel
+from bot.core import arrays, shapes
+from bot.core.jit import kernel, np
 from bot.core.state import M_CANDIDATES, BoardState, class_table
 
 WORDS = 1 << 16
@@ -35,19 +33,33 @@ def cell_value_table(class_weights: tuple[Sequence[int], Sequence[int]],
                      pattern_weights: tuple[Sequence[int], Sequence[int]]) -> np.ndarray:
     """int32[2, 2^16]: for each row (0: the colour to move, 1: the other), a word's value is
     its class's weight, plus the weights of its four shapes, plus its pattern's weight."""
-    words = np.arange(WORDS)
-    nibbles = np.stack([(words >> (4 * d)) & 15 for d in range(4)])
-    valid = np.all(nibbles < shapes.SHAPES, axis=0)
-    nibbles[:, ~valid] = 0
-    classes = class_table().astype(np.int64)
-    patterns = pattern_table().astype(np.int64)
-    table = np.zeros((2, WORDS), dtype=np.int64)
-    for row in range(2):
-        table[row] = (np.asarray(class_weights[row], dtype=np.int64)[classes]
-                      + np.asarray(shape_weights[row], dtype=np.int64)[nibbles].sum(axis=0)
-                      + np.asarray(pattern_weights[row], dtype=np.int64)[patterns])
-    table[:, ~valid] = 0
-    return table.astype(np.int32)
+    table = arrays.zeros((2, WORDS), "int32")
+    fill_cell_values(class_table(), pattern_table(),
+                     arrays.from_list([list(row) for row in class_weights], "int64"),
+                     arrays.from_list([list(row) for row in shape_weights], "int64"),
+                     arrays.from_list([list(row) for row in pattern_weights], "int64"), table)
+    return table
+
+
+@kernel()
+def fill_cell_values(classes: np.ndarray, patterns: np.ndarray, class_weights: np.ndarray,
+                     shape_weights: np.ndarray, pattern_weights: np.ndarray,
+                     out: np.ndarray) -> None:
+    """``out[row, word]``: the word's class weight + its four shape weights + its pattern
+    weight, from row ``row`` of each weight table; 0 for words with a nibble that is no shape.
+    ``classes``/``patterns``: class_table() and pattern_table()."""
+    for word in range(WORDS):
+        valid = True
+        for direction in range(4):
+            if (word >> (4 * direction)) & 15 >= shapes.SHAPES:
+                valid = False
+        for row in range(2):
+            value = 0
+            if valid:
+                value = class_weights[row, classes[word]] + pattern_weights[row, patterns[word]]
+                for direction in range(4):
+                    value += shape_weights[row, (word >> (4 * direction)) & 15]
+            out[row, word] = value
 
 
 @kernel()

@@ -16,7 +16,9 @@ the library compiled ahead of time, and numba is never imported.
 from __future__ import annotations
 
 from functools import cache
-from typing import Any, Callable, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Callable, TypeVar, cast
+
+__all__ = ["KERNEL_FLAGS", "int64", "kernel", "np", "signature_type"]
 
 KERNEL_FLAGS: dict[str, Any] = {"cache": True, "nogil": True, "error_model": "numpy"}
 
@@ -53,6 +55,24 @@ def _backend() -> str:
     from bot.core import native
 
     return native.backend()
+
+
+# The kernels' numpy: under the JIT the real module; natively None, since the kernels' bodies
+# never run in Python there and the frozen brain has no numpy (bot.core.arrays is the Python
+# side's).  Kernel modules import ``np`` from here, never numpy itself.
+if TYPE_CHECKING:
+    import numpy as np
+elif _backend() == "jit":
+    import numpy as np
+else:
+    np = None
+
+
+def int64(value: int) -> int:
+    """A module constant that kernels pass to other kernels: numpy's int64 under the JIT (a
+    plain int global reaches numba as a literal and compiles a second, unresolved overload),
+    the int itself natively."""
+    return value if np is None else cast(int, np.int64(value))
 
 
 def kernel(signature: str | None = None) -> Callable[[Kernel], Kernel]:

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import numpy as np
-
-from bot.core.jit import kernel
+from bot.core.jit import kernel, np
 from bot.core.searchstate import (
     C_ROOT_FILTER, P_BRANCH, P_HISTORY, P_KILLERS, SearchState,
 )

@@ -7,10 +7,8 @@ Python wrappers) guarantee that cells are on the board and that stones go on emp
 
 from __future__ import annotations
 
-import numpy as np
-
 from bot.core import shapes
-from bot.core.jit import kernel
+from bot.core.jit import kernel, np
 from bot.core.shapes import BLACK, EMPTY, FIVE, FOUR, FOUR_FOUR, OPEN_FOUR, OPEN_THREE, OVERLINE
 from bot.core.state import (
     BoardState, M_CANDIDATES, M_PLY, M_SYMMETRIES, PAD,

@@ -5,13 +5,13 @@
 library when it was built from the kernels' current sources, else the JIT.  The library and its
 manifest live in bot/core/compiled/ (or SENTE_NATIVE_DIR); the manifest names each kernel's C
 function, how its arguments are passed, and a hash of the bot.core sources it was built from.
-Nothing here imports numba.
+The frozen brain (build/freeze) carries the library it was built with and no sources: it is
+always native.  Nothing here imports numba or numpy.
 """
 
 from __future__ import annotations
 
 import ctypes
-import hashlib
 import json
 import os
 import sys
@@ -19,8 +19,6 @@ from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 from typing import Any
-
-import numpy as np
 
 HERE = Path(__file__).resolve().parent
 SUFFIX = {"win32": ".dll", "darwin": ".dylib"}.get(sys.platform, ".so")
@@ -30,6 +28,7 @@ LIBRARY = FOLDER / f"libsente_kernels{SUFFIX}"
 MANIFEST = FOLDER / "kernels.json"
 MAX_DIMS = 4  # shape slots per array in a tuple's shape buffer
 BACKENDS = ("auto", "jit", "native")
+FROZEN = bool(getattr(sys, "frozen", False))  # a PyInstaller executable
 
 
 class NativeError(RuntimeError):
@@ -38,6 +37,8 @@ class NativeError(RuntimeError):
 
 def sources_hash() -> str:
     """Hash of the bot.core sources: a library built from other sources is stale."""
+    import hashlib  # not in the frozen brain, which has no sources to hash
+
     digest = hashlib.sha256()
     for path in sorted(HERE.glob("*.py")):
         digest.update(path.name.encode())
@@ -47,7 +48,7 @@ def sources_hash() -> str:
 
 def backend() -> str:
     """'jit' or 'native', as SENTE_KERNELS and the library's presence decide."""
-    wanted = os.environ.get("SENTE_KERNELS", "auto")
+    wanted = "native" if FROZEN else os.environ.get("SENTE_KERNELS", "auto")
     if wanted not in BACKENDS:
         raise NativeError(f"SENTE_KERNELS={wanted!r}: expected one of {', '.join(BACKENDS)}")
     if wanted == "jit":
@@ -62,7 +63,7 @@ def backend() -> str:
 
 def fallback_reason() -> str | None:
     """Why the JIT runs although nobody asked for it (SENTE_KERNELS unset or auto), else None."""
-    if os.environ.get("SENTE_KERNELS", "auto") != "auto":
+    if FROZEN or os.environ.get("SENTE_KERNELS", "auto") != "auto":
         return None
     return why_not_native()
 
@@ -73,7 +74,7 @@ def why_not_native() -> str | None:
     if not LIBRARY.exists() or not MANIFEST.exists():
         return f"no ahead-of-time library at {LIBRARY.name}: run python build/aot.py"
     built_from = json.loads(MANIFEST.read_text()).get("sources")
-    if built_from is not None and built_from != sources_hash():
+    if not FROZEN and built_from != sources_hash():
         return "the ahead-of-time library was built from other sources: run python build/aot.py"
     return None
 
@@ -148,7 +149,7 @@ def _convert(value: int, description: dict[str, Any]) -> Any:
     if kind == "bool":
         return bool(value)
     if kind == "uint64":
-        return np.uint64(value & 0xFFFFFFFFFFFFFFFF)
+        return value & 0xFFFFFFFFFFFFFFFF
     return int(value)
 
 

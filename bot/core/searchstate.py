@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-import numpy as np
-
-from bot.core import shapes, tt
+from bot.core import arrays, shapes, tt
+from bot.core.jit import np
 
 MAX_PLY = 128  # deepest ply the move buffers hold (forced-move extensions included)
 MAX_MOVES = 1024  # 32 x 32 board
@@ -62,22 +61,23 @@ class SearchState(NamedTuple):
 def new_search_state(tt_entries: int, config: np.ndarray,
                      order_values: np.ndarray) -> SearchState:
     """Buffers for a transposition table of ``tt_entries`` (see ``tt.new_table``), with the
-    parameters ``config`` and the move ordering table ``order_values``."""
+    parameters ``config`` (int64, Config.as_array) and the move ordering table ``order_values``
+    (int32, Config.order_values), both shared, not copied."""
     keys, data = tt.new_table(tt_entries)
     return SearchState(
         tt_keys=keys,
         tt_data=data,
-        vcf_keys=np.zeros(VCF_ENTRIES, dtype=np.uint64),
-        vcf_data=np.zeros(VCF_ENTRIES, dtype=np.int64),
-        ctrl=np.zeros(CTRL_SLOTS, dtype=np.int64),
-        moves=np.zeros((MAX_PLY, MAX_MOVES), dtype=np.int64),
-        scores=np.zeros((MAX_PLY, MAX_MOVES), dtype=np.int64),
-        history=np.zeros((2, MAX_CELLS), dtype=np.int64),
-        killers=np.full((MAX_PLY, 2), -1, dtype=np.int64),
-        root_mask=np.zeros(MAX_CELLS, dtype=np.int8),
-        scratch=np.zeros(SCRATCH, dtype=np.int64),
-        config=np.ascontiguousarray(config, dtype=np.int64),
-        order_values=np.ascontiguousarray(order_values, dtype=np.int32),
+        vcf_keys=arrays.zeros(VCF_ENTRIES, "uint64"),
+        vcf_data=arrays.zeros(VCF_ENTRIES, "int64"),
+        ctrl=arrays.zeros(CTRL_SLOTS, "int64"),
+        moves=arrays.zeros((MAX_PLY, MAX_MOVES), "int64"),
+        scores=arrays.zeros((MAX_PLY, MAX_MOVES), "int64"),
+        history=arrays.zeros((2, MAX_CELLS), "int64"),
+        killers=arrays.full((MAX_PLY, 2), -1, "int64"),
+        root_mask=arrays.zeros(MAX_CELLS, "int8"),
+        scratch=arrays.zeros(SCRATCH, "int64"),
+        config=config,
+        order_values=order_values,
     )
 
 
@@ -95,6 +95,7 @@ def forget_threats(ss: SearchState) -> None:
 def search_state_type() -> Any:
     """The numba type of every SearchState, for kernels that need an explicit signature."""
     import numba
+    import numpy as np
 
     sample = SearchState(
         tt_keys=np.zeros(0, np.uint64), tt_data=np.zeros((0, 0), np.int64),

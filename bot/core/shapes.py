@@ -12,9 +12,8 @@ only lines that include that stone (``X`` own stone, ``*`` the cell, ``.`` empty
 
 from __future__ import annotations
 
-import numpy as np
-
-from bot.core.jit import kernel
+from bot.core import arrays
+from bot.core.jit import kernel, np
 
 # Cell values on the board and in decoded line windows.
 EMPTY, BLACK, WHITE, WALL = 0, 1, 2, 3
@@ -87,15 +86,34 @@ def pattern_name(pattern: int) -> str:
 def build_pattern_table() -> np.ndarray:
     """uint16[2^16]: the pattern number of every word of four 4-bit shapes (words with a nibble
     that is no shape map to 0)."""
-    words = np.arange(1 << 16)
-    nibbles = np.stack([(words >> (4 * d)) & 15 for d in range(4)])
-    ordered = -np.sort(-nibbles, axis=0)  # each word's shapes, largest first
-    number = np.zeros(1 << 16, dtype=np.uint16)  # pattern number by its shapes as a word
+    number = arrays.zeros(1 << 16, "uint16")  # pattern number by its shapes as a word
     for index, (a, b, c, d) in enumerate(_PATTERN_SHAPES):
         number[a << 12 | b << 8 | c << 4 | d] = index
-    table: np.ndarray = number[ordered[0] << 12 | ordered[1] << 8 | ordered[2] << 4 | ordered[3]]
-    table[np.any(nibbles >= SHAPES, axis=0)] = 0
+    table = arrays.zeros(1 << 16, "uint16")
+    fill_pattern_table(number, table)
     return table
+
+
+@kernel()
+def fill_pattern_table(number: np.ndarray, table: np.ndarray) -> None:
+    """``table[word] = number[w]``, ``w`` being the word's four shapes sorted largest first, or
+    0 when a nibble of the word is no shape."""
+    for word in range(1 << 16):
+        a, b, c, d = word & 15, (word >> 4) & 15, (word >> 8) & 15, word >> 12
+        if a >= SHAPES or b >= SHAPES or c >= SHAPES or d >= SHAPES:
+            table[word] = 0
+            continue
+        if a < b:  # a sorting network: five compare-exchanges order four values
+            a, b = b, a
+        if c < d:
+            c, d = d, c
+        if a < c:
+            a, c = c, a
+        if b < d:
+            b, d = d, b
+        if b < c:
+            b, c = c, b
+        table[word] = number[a << 12 | b << 8 | c << 4 | d]
 
 
 # --- what counts as a win along a line ------------------------------------------------------
@@ -260,9 +278,9 @@ def _classify_below_four(line: np.ndarray, win_def: int) -> int:
 
 def build_shape_table(win_def: int) -> np.ndarray:
     """Shape of an OWN (= BLACK in the key) stone for all 2^20 keys; run once per definition."""
-    table = np.empty(KEY_COUNT, dtype=np.uint8)
-    fill_shape_table(win_def, table, np.empty(KEY_COUNT, dtype=np.uint8),
-                     np.zeros(WINDOW, dtype=np.int8))
+    table = arrays.zeros(KEY_COUNT, "uint8")
+    fill_shape_table(win_def, table, arrays.zeros(KEY_COUNT, "uint8"),
+                     arrays.zeros(WINDOW, "int8"))
     return table
 
 
@@ -279,11 +297,9 @@ def fill_shape_table(win_def: int, table: np.ndarray, memo: np.ndarray, line: np
         table[key] = memo[reduced]
 
 
-def colour_table(black_view: np.ndarray, swapped: bool) -> np.ndarray:
-    """The table as seen by WHITE when ``swapped``: entry k is ``black_view[swap_colours(k)]``."""
-    if not swapped:
-        return black_view.copy()
-    out = np.empty(KEY_COUNT, dtype=np.uint8)
+def swapped_table(black_view: np.ndarray) -> np.ndarray:
+    """The table as seen by WHITE: entry k is ``black_view[swap_colours(k)]``."""
+    out = arrays.zeros(KEY_COUNT, "uint8")
     fill_swapped_table(black_view, out)
     return out
 
@@ -347,7 +363,7 @@ def class_of_shapes(s0: int, s1: int, s2: int, s3: int) -> int:
 
 def build_class_table() -> np.ndarray:
     """Class for every 16-bit word of four 4-bit shapes (direction d in bits 4d..4d+3)."""
-    table = np.zeros(1 << 16, dtype=np.uint8)
+    table = arrays.zeros(1 << 16, "uint8")
     fill_class_table(table)
     return table
 

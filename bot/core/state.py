@@ -1,4 +1,4 @@
-"""Board state: a NamedTuple of numpy arrays made by one typed constructor.
+"""Board state: a NamedTuple of arrays (bot.core.arrays) made by one typed constructor.
 
 Layout: the playing area of ``width`` x ``height`` cells sits in a padded array.  Each row has
 ``PAD`` wall cells before it (which are also the right border of the row above), and there are
@@ -9,12 +9,12 @@ directions from a playing cell never leaves the array.  Cell ``(x, y)`` has inde
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, NamedTuple
 
-import numpy as np
-
-from bot.core import shapes
+from bot.core import arrays, shapes
 from bot.core.errors import RuleError, SizeError
+from bot.core.jit import np
 
 PAD = shapes.HALF  # line keys read five cells on each side
 MIN_SIDE, MAX_SIDE = 5, 32
@@ -33,6 +33,10 @@ META_SLOTS = 8
 
 ZOBRIST_SEED = 20260522  # fixed forever: opening-book keys are stored on disk
 ZOBRIST_SIDE = MAX_SIDE  # Zobrist values are drawn for a 32 x 32 grid of image coordinates
+# The values, drawn once by numpy's PCG64 from ZOBRIST_SEED and shipped as data (the frozen
+# brain has no numpy): little-endian uint64, BLACK's 32 x 32 then WHITE's; tests/test_core_board.py
+# draws them again and compares.
+ZOBRIST_FILE = Path(__file__).with_name("zobrist.bin")
 
 
 class BoardState(NamedTuple):
@@ -89,9 +93,9 @@ def rule_shape_table(rule: int) -> np.ndarray:
     """uint8[3, 2^20]: row BLACK and row WHITE give each colour's shape for a line key."""
     black_def, white_def = win_definitions(rule)
     if (black_def, white_def) not in _rule_tables:
-        table = np.zeros((3, shapes.KEY_COUNT), dtype=np.uint8)
-        table[shapes.BLACK] = definition_table(black_def)
-        table[shapes.WHITE] = shapes.colour_table(definition_table(white_def), True)
+        table = arrays.zeros((3, shapes.KEY_COUNT), "uint8")
+        arrays.set_row(table, shapes.BLACK, definition_table(black_def))
+        arrays.set_row(table, shapes.WHITE, shapes.swapped_table(definition_table(white_def)))
         _rule_tables[(black_def, white_def)] = table
     return _rule_tables[(black_def, white_def)]
 
@@ -102,12 +106,12 @@ def class_table() -> np.ndarray:
     return _class_table[0]
 
 
-def zobrist_values() -> np.ndarray:
-    """uint64[3, 32 * 32]: fixed random values per colour (row 1 BLACK, row 2 WHITE) and cell."""
-    rng = np.random.Generator(np.random.PCG64(ZOBRIST_SEED))
-    values = rng.integers(0, 2**64, size=(3, ZOBRIST_SIDE * ZOBRIST_SIDE), dtype=np.uint64)
-    values[0] = 0
-    return values
+def zobrist_values() -> list[list[int]]:
+    """[3][32 * 32]: fixed random values per colour (row 1 BLACK, row 2 WHITE) and cell; row 0
+    (EMPTY) is zeros."""
+    cells = ZOBRIST_SIDE * ZOBRIST_SIDE
+    values = memoryview(ZOBRIST_FILE.read_bytes()).cast("Q").tolist()
+    return [[0] * cells, values[:cells], values[cells:]]
 
 
 def symmetry_image(sym: int, x: int, y: int, width: int, height: int) -> tuple[int, int]:
@@ -138,25 +142,26 @@ def new_state(width: int, height: int, rule: int,
     size = (height + 2 * PAD + 1) * stride
     symmetries = 8 if width == height else 4
 
-    meta = np.zeros(META_SLOTS, dtype=np.int64)
+    meta = arrays.zeros(META_SLOTS, "int64")
     meta[M_WIDTH], meta[M_HEIGHT], meta[M_STRIDE], meta[M_SIZE] = width, height, stride, size
     meta[M_SYMMETRIES], meta[M_RULE] = symmetries, rule
 
-    board = np.full(size, shapes.WALL, dtype=np.int8)
+    board = arrays.full(size, shapes.WALL, "int8")
     values = zobrist_values()
-    zobrist = np.zeros((8, 3, size), dtype=np.uint64)
+    zobrist = arrays.zeros((8, 3, size), "uint64")
     for y in range(height):
         for x in range(width):
             cell = cell_index(x, y, stride)
             board[cell] = shapes.EMPTY
             for sym in range(symmetries):
                 ix, iy = symmetry_image(sym, x, y, width, height)
-                zobrist[sym, :, cell] = values[:, iy * ZOBRIST_SIDE + ix]
+                for colour in (shapes.BLACK, shapes.WHITE):
+                    zobrist[sym, colour, cell] = values[colour][iy * ZOBRIST_SIDE + ix]
 
-    steps = np.array([1, stride, stride + 1, stride - 1], dtype=np.int64)
-    keys = np.zeros((size, 4), dtype=np.int32)
-    words = np.zeros((2, size), dtype=np.uint16)
-    classes = np.zeros((2, size), dtype=np.uint8)
+    steps = arrays.from_list([1, stride, stride + 1, stride - 1], "int64")
+    keys = arrays.zeros((size, 4), "int32")
+    words = arrays.zeros((2, size), "uint16")
+    classes = arrays.zeros((2, size), "uint8")
     table = class_table()
     _fill_wall_keys(board, keys, steps, width, height, stride)
     for y in range(height):
@@ -170,22 +175,22 @@ def new_state(width: int, height: int, rule: int,
                 classes[colour - 1, cell] = table[word]
 
     radius = range(-NEAR_RADIUS, NEAR_RADIUS + 1)
-    near_offsets = np.array(
-        [dy * stride + dx for dy in radius for dx in radius if dx or dy], dtype=np.int64)
+    near_offsets = arrays.from_list(
+        [dy * stride + dx for dy in radius for dx in radius if dx or dy], "int64")
     return BoardState(
         meta=meta,
         board=board,
         keys=keys,
         words=words,
         classes=classes,
-        near=np.zeros(size, dtype=np.int16),
-        candidates=np.zeros(size, dtype=np.int64),
-        candidate_index=np.full(size, -1, dtype=np.int64),
-        cell_values=(np.zeros((2, 1 << 16), dtype=np.int32) if cell_values is None
-                     else np.array(cell_values, dtype=np.int32)),  # its own copy
-        value_sums=np.zeros((2, 2), dtype=np.int64),
-        history=np.zeros((width * height + 1, 2), dtype=np.int64),
-        hashes=np.zeros(8, dtype=np.uint64),
+        near=arrays.zeros(size, "int16"),
+        candidates=arrays.zeros(size, "int64"),
+        candidate_index=arrays.full(size, -1, "int64"),
+        cell_values=(arrays.zeros((2, 1 << 16), "int32") if cell_values is None
+                     else cell_values.copy()),  # its own copy
+        value_sums=arrays.zeros((2, 2), "int64"),
+        history=arrays.zeros((width * height + 1, 2), "int64"),
+        hashes=arrays.zeros(8, "uint64"),
         steps=steps,
         near_offsets=near_offsets,
         zobrist=zobrist,
@@ -214,6 +219,7 @@ def _fill_wall_keys(board: np.ndarray, keys: np.ndarray, steps: np.ndarray,
 def state_type() -> Any:
     """The numba type of every BoardState, for kernels that need an explicit signature."""
     import numba
+    import numpy as np
 
     def empty(dtype: type, ndim: int) -> np.ndarray:
         return np.zeros((0,) * ndim, dtype=dtype)

@@ -3,11 +3,7 @@ VCT (victory by continuous threats: fours and open threes)."""
 
 from __future__ import annotations
 
-from typing import cast
-
-import numpy as np
-
-from bot.core.jit import kernel
+from bot.core.jit import int64, kernel, np
 from bot.core.moves import foul_kind, make, unmake
 from bot.core.searchstate import (
     C_NODES, C_STOP, C_TSS_LIMIT, C_TSS_MOVE, C_TSS_NODES, SearchState,
@@ -58,9 +54,9 @@ def scan_threats(st: BoardState, colour: int) -> tuple[int, int, int, int, bool]
     return own_five, opp_fives, opp_five, own_win_four, opp_three
 
 
-WHITE_TO_MOVE_KEY = np.uint64(0x9E3779B97F4A7C15)  # xor-ed into the VCF memo key for white
+WHITE_TO_MOVE_KEY = 0x9E3779B97F4A7C15  # xor-ed into the VCF memo key for white
 FOURS_SHIFT = 16  # vcf_data: fours searched above this bit, plies to the win below
-VCT_KEY = np.uint64(0xD1B54A32D192ED03)  # xor-ed into the memo key of a VCT attacker node
+VCT_KEY = 0xD1B54A32D192ED03  # xor-ed into the memo key of a VCT attacker node
 
 
 @kernel()
@@ -75,7 +71,7 @@ def _vcf_key(st: BoardState, colour: int) -> np.uint64:
     """The memo key of the position with ``colour`` to attack."""
     key: np.uint64 = st.hashes[0]
     if colour != BLACK:
-        key ^= WHITE_TO_MOVE_KEY
+        key ^= np.uint64(WHITE_TO_MOVE_KEY)
     return key
 
 
@@ -330,12 +326,11 @@ def threat_defences(st: BoardState, ss: SearchState, colour: int, fours: int,
     return count
 
 
-# Constants passed to recursive kernels as int64 values, never as Python literals: a literal
-# argument would make numba compile (and cache) a second, broken overload (see jit.py).
-ATTACKING: int = cast(int, np.int64(1))
-DEFENDING: int = cast(int, np.int64(0))
-DEFENDER_VCF_FOURS: int = cast(int, np.int64(12))  # how deep the defender's own VCF is sought
-ROOT_PLY: int = cast(int, np.int64(0))
+# Constants passed to recursive kernels, as int64 values (see jit.int64).
+ATTACKING = int64(1)
+DEFENDING = int64(0)
+DEFENDER_VCF_FOURS = int64(12)  # how deep the defender's own VCF is sought
+ROOT_PLY = int64(0)
 
 
 @kernel("int64(state, search, int64, int64, int64, int64)")
@@ -370,7 +365,7 @@ def _vct(st: BoardState, ss: SearchState, attacker: int, attacking: int, threats
             return 3
         if threats_left <= 0:
             return 0
-        key = _vcf_key(st, attacker) ^ VCT_KEY
+        key = _vcf_key(st, attacker) ^ np.uint64(VCT_KEY)
         if ply > 0:  # the root must find its move (C_TSS_MOVE)
             known = _memo_probe(ss.vcf_keys, ss.vcf_data, key, threats_left)
             if known >= 0:

@@ -16,9 +16,8 @@ search (generation) before one of this search, and among those the shallowest.
 
 from __future__ import annotations
 
-import numpy as np
-
-from bot.core.jit import kernel
+from bot.core import arrays
+from bot.core.jit import kernel, np
 from bot.core.moves import make, unmake
 from bot.core.score import INFINITY, to_node, to_root
 from bot.core.state import BoardState
@@ -47,8 +46,8 @@ def new_table(entries: int, resident: bool = False) -> tuple[np.ndarray, np.ndar
     whole table: what is measured before a search is what is used once the search has filled
     it.  Without, pages are taken as the search first writes them (a fast start)."""
     count = max(MIN_ENTRIES, 1 << (max(1, int(entries)).bit_length() - 1))
-    keys = np.zeros(count, dtype=np.uint64)
-    data = np.zeros((count, DATA_SLOTS), dtype=np.int64)
+    keys = arrays.zeros(count, "uint64")
+    data = arrays.zeros((count, DATA_SLOTS), "int64")
     if resident:
         keys.fill(0)
         data.fill(0)

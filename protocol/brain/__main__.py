@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING
 from protocol.brain.about import GREETING
 
 if TYPE_CHECKING:
+    import psutil
+
     from bot.config import Config
 
 
@@ -23,7 +25,14 @@ def parse_config(argv: list[str]) -> Config:
     parser = argparse.ArgumentParser(prog="pbrain-sente", description="Sente Gomocup brain")
     parser.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
                         help="engine parameter, e.g. branch=12 (see bot/config.py)")
+    parser.add_argument("--bench", choices=["search", "core"],
+                        help="run a benchmark (bot.bench) instead of the brain: the frozen "
+                             "executable's own figures")
     args = parser.parse_args(argv)
+    if args.bench:
+        from bot import bench
+
+        sys.exit(bench.main([args.bench]))
     fields = {f.name: f for f in dataclasses.fields(Config) if f.type in ("int", "bool")}
     values: dict[str, int | bool] = {}
     for item in args.param:
@@ -38,12 +47,25 @@ def parse_config(argv: list[str]) -> Config:
     return Config(**values)  # type: ignore[arg-type]
 
 
+def _process_start(process: psutil.Process) -> float:
+    """When the process the manager started began: a one-file executable runs Python in a
+    child of its own unpacking process, so that parent's start counts."""
+    if getattr(sys, "frozen", False):
+        parent = process.parent()
+        try:
+            if parent is not None and parent.exe() == process.exe():
+                return parent.create_time()
+        except psutil.Error:
+            pass
+    return process.create_time()
+
+
 def main() -> None:
     warnings.simplefilter("ignore")  # stderr stays quiet: some managers merge it into stdout
     os.environ.setdefault("NUMBA_DISABLE_PERFORMANCE_WARNINGS", "1")
     import psutil
 
-    process_start = psutil.Process().create_time()  # Gomocup's clock starts at process start
+    process_start = _process_start(psutil.Process())  # Gomocup's clock starts there
     config = parse_config(sys.argv[1:])
 
     def send(line: str) -> None:

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from bot.core.board import Board
 from bot.core.errors import BoardError
+from bot.core.notation import parse_move_list
 from bot.core.state import symmetry_image
 from protocol.arena import records, stats
 from protocol.arena.client import BrainClient, BrainFailure, EngineSpec
@@ -65,15 +66,13 @@ class GameJob:
 
 # --- openings ---------------------------------------------------------------------------------
 OFFSET = re.compile(r"-?\d+")
-LETTERED = re.compile(r"([a-zA-Z])(\d+)")
 
 
 def parse_opening(line: str, width: int, height: int) -> Opening:
     """Gomocup offsets (``-1,0, 0,0, 1,1`` from the centre) or a move list (``h8i9``: column
     letter, row number counted from the bottom as in renju notation)."""
-    if LETTERED.search(line):
-        return tuple((ord(c.lower()) - ord("a"), height - int(n)) for c, n in
-                     LETTERED.findall(line))
+    if any(c.isalpha() for c in line):
+        return tuple(parse_move_list(line, width, height))
     numbers = [int(v) for v in OFFSET.findall(line)]
     if len(numbers) % 2:
         raise ValueError(f"odd number of offsets in opening {line!r}")

@@ -1,0 +1,261 @@
+"""The prover: proof-number search over the attacker's moves and every defender reply, its leaves
+closed by the threat-space search of bot.core.threats (VCF and VCT).
+
+The tree is an AND/OR tree (Allis 1994): the attacker (the side to move at the root) needs one
+winning move at its nodes (OR), the defender is refuted only when every reply loses (AND).  A
+node is *proved* when the attacker wins within the stone budget (the number of stones on the
+board when the last line ends), *disproved* when it cannot any more (the defender wins first, or
+the budget is spent).  Proof and disproof numbers steer the search to the most-proving node
+(pn: min over an OR node's children, sum over an AND node's; dn the other way round).
+
+Leaves are closed without expanding them: at an attacker node, a five, an open four, or a win by
+continuous threats (``vct``) within the budget proves it; at a defender node, a five of its own
+disproves it and two fives of the attacker prove it.  A defender node is expanded over *every*
+empty cell, each child first tried by the attacker's threat search: the replies that do not stop
+the attacker's threats are proved at once, and only the others become open nodes (the seed's
+"skip", made exact: no reply is assumed refuted, each is refuted by a search).  An attacker node
+is expanded over its candidate moves (empty cells within two of a stone), best-ordered, all of
+them or the ``attacker_width`` best.  So a proof is a proof; "no win found" says only that none
+was found within the limits (the node budget, the attacker width, the threat search's limits).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from bot.config import Config
+from bot.core.board import Board
+from bot.core.movepick import generate_moves
+from bot.core.searchstate import C_TSS_NODES, SearchState, new_search_state
+from bot.core.shapes import BLACK
+from bot.core.threats import scan_threats, vct
+
+INFINITE = 1 << 40  # a proof or disproof number that can no longer be met
+THREAT_TABLE_ENTRIES = 1 << 16  # the threat search's own memo lives in the search state
+
+
+@dataclass
+class Node:
+    """One position of the proof tree: reached by ``cell`` from its parent."""
+
+    cell: int
+    attacker_to_move: bool
+    pn: int = 1
+    dn: int = 1
+    longest: int = 0  # when proved: stones on the board at the end of the longest line
+    children: list[Node] | None = None  # None until expanded
+    best: Node | None = field(default=None, repr=False)  # the proved attacker move
+
+    @property
+    def proved(self) -> bool:
+        return self.pn == 0
+
+    @property
+    def disproved(self) -> bool:
+        return self.dn == 0
+
+    def prove(self, longest: int) -> None:
+        self.pn, self.dn, self.longest = 0, INFINITE, longest
+
+    def disprove(self) -> None:
+        self.pn, self.dn = INFINITE, 0
+
+
+@dataclass
+class Proof:
+    """What ``Prover.prove`` found for the side to move."""
+
+    won: bool  # a win proven within the budget
+    cell: int  # the winning move (a padded index), or -1
+    proof_nodes: int  # tree nodes created and threat-search nodes visited
+    longest: int  # stones on the board at the end of the longest line, or 0
+    seconds: float
+
+
+@dataclass
+class ProverLimits:
+    """How hard the prover tries before it answers 'no win found'."""
+
+    max_nodes: int = 20_000  # tree nodes: more finds deeper wins, costs memory and time
+    threat_nodes: int = 2_000  # per threat search at a leaf: larger closes more leaves early
+    attacker_width: int = 0  # attacker moves tried per node, best first (0: every candidate)
+    max_seconds: float = 0.0  # wall-clock limit (0: none)
+
+
+class Prover:
+    """A proof-number search on one board; ``prove`` is called per position."""
+
+    def __init__(self, board: Board, limits: ProverLimits | None = None) -> None:
+        self.board = board
+        self.limits = limits or ProverLimits()
+        config = Config()
+        self.search: SearchState = new_search_state(THREAT_TABLE_ENTRIES, config.as_array(),
+                                                    config.order_values)
+        self.nodes = 0
+        self.budget = 0
+        self.attacker = BLACK
+
+    # --- leaves ----------------------------------------------------------------------------
+    def _stones(self) -> int:
+        return self.board.ply
+
+    def _close_attacker_node(self, node: Node) -> None:
+        """Prove or disprove an attacker node without expanding it, when that is possible."""
+        stones, st = self._stones(), self.board.state
+        if stones + 1 > self.budget:
+            node.disprove()
+            return
+        own_five, opp_fives, _, own_win_four, _ = scan_threats(st, self.attacker)
+        if own_five >= 0:
+            node.prove(stones + 1)
+            return
+        if opp_fives >= 2:
+            node.disprove()
+            return
+        if opp_fives == 0 and own_win_four >= 0 and stones + 3 <= self.budget:
+            node.prove(stones + 3)
+            return
+        threats = (self.budget - stones - 1) // 2  # attacker moves before the five
+        if threats <= 0:
+            node.disprove()
+            return
+        plies, _ = vct(st, self.search, self.attacker, threats, self.limits.threat_nodes)
+        self.nodes += int(self.search.ctrl[C_TSS_NODES])
+        if 0 < plies and stones + plies <= self.budget:
+            node.prove(stones + plies)
+
+    def _close_defender_node(self, node: Node) -> None:
+        stones, st = self._stones(), self.board.state
+        defender = 3 - self.attacker
+        if stones + 2 > self.budget:
+            node.disprove()
+            return
+        own_five, opp_fives, _, _, _ = scan_threats(st, defender)
+        if own_five >= 0:
+            node.disprove()
+        elif opp_fives >= 2:
+            node.prove(stones + 2)
+
+    # --- expansion -------------------------------------------------------------------------
+    def expand(self, node: Node) -> None:
+        """Create ``node``'s children (the board at its position), each closed where a leaf
+        test can, and update its numbers."""
+        board, st = self.board, self.board.state
+        if node.attacker_to_move:
+            _, opp_fives, opp_five, _, _ = scan_threats(st, self.attacker)
+            if opp_fives == 1:
+                cells = [opp_five] if board.is_legal(*board.point(opp_five), self.attacker) else []
+            else:
+                cells = self._ordered_moves(self.attacker)
+                if self.limits.attacker_width:
+                    cells = cells[: self.limits.attacker_width]
+        else:
+            defender = 3 - self.attacker
+            _, opp_fives, opp_five, _, _ = scan_threats(st, defender)
+            if opp_fives == 1:
+                cells = [opp_five] if board.is_legal(*board.point(opp_five), defender) else []
+            else:
+                cells = [board.cell(x, y) for x, y in board.empty_points()
+                         if board.is_legal(x, y, defender)]
+        node.children = []
+        colour = self.attacker if node.attacker_to_move else 3 - self.attacker
+        for cell in cells:
+            child = Node(cell, not node.attacker_to_move)
+            board.play(*board.point(cell), colour)
+            self.nodes += 1
+            if child.attacker_to_move:
+                self._close_attacker_node(child)
+            else:
+                self._close_defender_node(child)
+            board.undo()
+            node.children.append(child)
+        self._update(node)
+
+    def _ordered_moves(self, colour: int) -> list[int]:
+        count = generate_moves(self.board.state, self.search, 0, colour, -1, False)
+        moves, scores = self.search.moves, self.search.scores
+        order = sorted(range(count), key=lambda i: -int(scores[0, i]))
+        return [int(moves[0, i]) for i in order]
+
+    @staticmethod
+    def _update(node: Node) -> None:
+        """Proof and disproof numbers (and the longest line) from the children."""
+        children = node.children or []
+        if not children:  # no move left: a full board is a draw, never a win
+            node.disprove()
+            return
+        if node.attacker_to_move:  # OR
+            proved = [c for c in children if c.proved]
+            if proved:
+                node.best = min(proved, key=lambda c: c.longest)
+                node.prove(node.best.longest)
+                return
+            node.pn = min((c.pn for c in children), default=INFINITE)
+            node.dn = min(INFINITE, sum(c.dn for c in children))
+        else:  # AND
+            if any(c.disproved for c in children):
+                node.disprove()
+                return
+            if all(c.proved for c in children):
+                node.prove(max((c.longest for c in children), default=0))
+                return
+            node.pn = min(INFINITE, sum(c.pn for c in children))
+            node.dn = min(c.dn for c in children)
+        if node.pn >= INFINITE:
+            node.disprove()
+
+    # --- the search ------------------------------------------------------------------------
+    def prove(self, budget: int) -> Proof:
+        """Prove a win for the side to move on ``board`` within ``budget`` stones."""
+        start = time.perf_counter()
+        root = self.prove_tree(budget)
+        cell = self.first_move(root) if root.proved else -1
+        return Proof(root.proved, cell, self.nodes, root.longest if root.proved else 0,
+                     time.perf_counter() - start)
+
+    def prove_tree(self, budget: int) -> Node:
+        """The proof-number search from the board's position (the side to move attacks); the
+        root comes back proved, disproved, or open when the limits ran out."""
+        start = time.perf_counter()
+        board = self.board
+        self.attacker = board.side_to_move()
+        self.budget = budget
+        self.nodes = 1
+        root = Node(-1, True)
+        self._close_attacker_node(root)
+        deadline = start + self.limits.max_seconds if self.limits.max_seconds else None
+        while not (root.proved or root.disproved) and self.nodes < self.limits.max_nodes:
+            if deadline is not None and time.perf_counter() > deadline:
+                break
+            path = [root]
+            node = root
+            while node.children is not None:  # descend to a most-proving node
+                children = node.children
+                if node.attacker_to_move:
+                    node = min(children, key=lambda c: c.pn)
+                else:
+                    node = min(children, key=lambda c: c.dn)
+                board.play(*board.point(node.cell),
+                           self.attacker if not node.attacker_to_move else 3 - self.attacker)
+                path.append(node)
+            self.expand(node)
+            for ancestor in reversed(path[:-1]):
+                board.undo()
+                self._update(ancestor)
+        return root
+
+    def first_move(self, node: Node) -> int:
+        """The winning move of a proved attacker node (the board at its position): its proved
+        child, or the threat search's first move when the node was closed as a leaf."""
+        if node.best is not None:
+            return node.best.cell
+        st, attacker = self.board.state, self.attacker
+        own_five, _, _, own_win_four, _ = scan_threats(st, attacker)
+        if own_five >= 0:
+            return own_five
+        threats = (self.budget - self._stones() - 1) // 2
+        plies, cell = vct(st, self.search, attacker, threats, self.limits.threat_nodes)
+        if plies > 0:
+            return cell
+        return own_win_four

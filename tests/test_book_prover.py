@@ -1,0 +1,140 @@
+"""The prover (opening_book.prover) against exhaustive search on small boards, and the
+``sente-book prove`` command with good and bad input."""
+
+from __future__ import annotations
+
+import io
+import json
+import random
+
+import pytest
+
+from bot.core.board import Board
+from opening_book import cli
+from opening_book.prover import Prover, ProverLimits
+from tests.conftest import PURE_PYTHON, scaled
+
+
+def attacker_wins(board: Board, attacker: int, budget: int) -> bool:
+    """Exhaustive: can ``attacker`` (to move) make five with at most ``budget`` stones on the
+    board, whatever the defender plays anywhere?"""
+    if board.ply + 1 > budget:
+        return False
+    cells = [p for p in board.empty_points() if board.is_legal(*p, attacker)]
+    for x, y in cells:
+        won = board.play(x, y, attacker)
+        board.undo()
+        if won:
+            return True
+    if board.ply + 3 > budget:
+        return False
+    for x, y in cells:
+        board.play(x, y, attacker)
+        holds = defender_loses(board, attacker, budget)
+        board.undo()
+        if holds:
+            return True
+    return False
+
+
+def defender_loses(board: Board, attacker: int, budget: int) -> bool:
+    defender = 3 - attacker
+    replies = [p for p in board.empty_points() if board.is_legal(*p, defender)]
+    if not replies:
+        return False
+    for x, y in replies:
+        won = board.play(x, y, defender)
+        lost = not won and attacker_wins(board, attacker, budget)
+        board.undo()
+        if not lost:
+            return False
+    return True
+
+
+def random_position(rng: random.Random, size: int, rule: int) -> Board | None:
+    """Stones of both colours, alternating, in a 5x5 patch; None if a five was made."""
+    board = Board(size, size, rule)
+    cx, cy = rng.randint(2, size - 3), rng.randint(2, size - 3)
+    patch = [(x, y) for x in range(cx - 2, cx + 3) for y in range(cy - 2, cy + 3)]
+    rng.shuffle(patch)
+    for x, y in patch[: rng.randint(6, 11)]:
+        colour = board.side_to_move()
+        if not board.is_legal(x, y, colour) or board.play(x, y, colour):
+            return None
+    return board
+
+
+@pytest.mark.parametrize("rule", [0, 1, 4])
+def test_the_prover_agrees_with_exhaustive_search_on_two_move_wins(rule: int) -> None:
+    """Budget: the attacker's next two moves.  Every cell the attacker could need lies within
+    two of a stone, so the prover (all candidates) must find exactly the wins that exist."""
+    rng = random.Random(rule + 11)
+    verdicts = []
+    while len(verdicts) < scaled(24):
+        board = random_position(rng, 9, rule)
+        if board is None:
+            continue
+        attacker = board.side_to_move()
+        budget = board.ply + 3
+        expected = attacker_wins(board, attacker, budget)
+        proof = Prover(board, ProverLimits(max_nodes=100_000)).prove(budget)
+        assert proof.won == expected, (rule, board.moves())
+        if proof.won:
+            assert proof.longest <= budget
+            x, y = board.point(proof.cell)
+            assert board.is_legal(x, y, attacker)
+            won = board.play(x, y, attacker)
+            assert won or not attacker_wins(board, 3 - attacker, board.ply + 1)
+            board.undo()
+        verdicts.append(expected)
+    assert 0 < sum(verdicts) < len(verdicts)  # both kinds of position were checked
+
+
+def prove_text(text: str, *args: str) -> tuple[list[dict[str, object]], int]:
+    out = io.StringIO()
+    limits = ProverLimits(max_nodes=5_000)
+    refused = cli.prove_lines(io.StringIO(text), 15, int(args[0]) if args else 1, 35, limits, out)
+    return [json.loads(line) for line in out.getvalue().splitlines()], refused
+
+
+def test_prove_prints_one_json_line_per_position_and_refuses_bad_lines() -> None:
+    lines, refused = prove_text("h8 a1 i8 a2 j8 a3\n"
+                                "# a comment\n\n"
+                                "h8 h8\n"
+                                "h8 zz9\n"
+                                "h8 a1 i8 a2 j8 a3 k8 a4 l8\n"
+                                "h8 a1 i8 a2 j8 a3 k8\n"
+                                "p8\n")
+    assert refused == 4 and len(lines) == 6
+    first = lines[0]
+    assert first["winner"] == "black" and first["move"] in ("g8", "k8")
+    assert first["longest"] == 9 and isinstance(first["proof_nodes"], int)
+    assert "line 4" in str(lines[1]["error"]) and "occupied" in str(lines[1]["error"])
+    assert "line 5" in str(lines[2]["error"]) and "zz9" in str(lines[2]["error"])
+    assert "line 6" in str(lines[3]["error"]) and "ends the game" in str(lines[3]["error"])
+    assert lines[4]["winner"] is None and lines[4]["move"] is None  # white to move loses
+    assert "line 8" in str(lines[5]["error"]) and "off the 15x15 board" in str(lines[5]["error"])
+
+
+def test_prove_refuses_a_renju_foul_in_the_move_list() -> None:
+    # black's double three at h8 (g8-i8 across, h7-h9 down... built as two open threes)
+    lines, refused = prove_text("g8 a1 i8 a2 h7 a3 h9 a4 h8\n", "4")
+    assert refused == 1 and "forbidden" in str(lines[0]["error"])
+
+
+@pytest.mark.skipif(PURE_PYTHON, reason="a subprocess with the JIT")
+def test_the_command_line_reads_a_file_and_sets_its_exit_status(tmp_path) -> None:
+    import subprocess
+    import sys
+
+    source = tmp_path / "positions.txt"
+    source.write_text("h8 i9 h9 i10 h10 a1\n")
+    done = subprocess.run([sys.executable, "-m", "opening_book.cli", "prove", "--budget", "9",
+                           str(source)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    answer = json.loads(done.stdout)
+    assert answer["winner"] == "black" and answer["move"] in ("h7", "h11")
+    source.write_text("h8 h8\n")
+    refused = subprocess.run([sys.executable, "-m", "opening_book.cli", "prove", str(source)],
+                             capture_output=True, text=True, timeout=300)
+    assert refused.returncode == 1 and "line 1" in refused.stdout

@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import threading
 import time
+from typing import Protocol
 from collections.abc import Callable, Iterable
 
 import psutil
@@ -50,12 +51,27 @@ SWAP2_MARGIN = 150
 SWAP2_OPENING_DEPTH = 6
 
 
+# After a book move, positions that leave the book are won by threats (the book's proof closes
+# them that way), so the threat search then gets this many nodes and threats, whatever the
+# settings say: enough for the proofs' threat lines, bounded by the turn's hard stop anyway.
+BOOK_VCT_NODES = 300_000
+BOOK_VCT_THREATS = 16
+
+
+class BookProbe(Protocol):
+    """What the engine asks of an opening book (opening_book.book.Book)."""
+
+    def probe(self, board: Board) -> Point | None:
+        """The book's move for the side to move, or None when the position is not in it."""
+
+
 class Engine:
     """One game at a time; ``think`` may be stopped from another thread with ``stop``."""
 
-    def __init__(self, config: Config | None = None, book: object | None = None) -> None:
+    def __init__(self, config: Config | None = None, book: BookProbe | None = None) -> None:
         self.config = config or Config()
-        self.book = book  # the strategy-graph book, probed by a later version
+        self.book = book  # the strategy-graph book, probed before every search
+        self._book_line = False  # a book move was played in this game
         self.board: Board | None = None
         self._search: SearchState = new_search_state(
             tt.MIN_ENTRIES, self.config.as_array(), self.config.order_values)
@@ -75,6 +91,7 @@ class Engine:
         """Start an empty board; raises SizeError / RuleError and keeps the old game if refused.
         The table is cleared: entries of another game would only mislead."""
         self.board = Board(width, height, rule, self.config.cell_values)
+        self._book_line = False
         self.clear_hash()
 
     def set_rule(self, rule: int) -> None:
@@ -212,6 +229,10 @@ class Engine:
                 self._stop_cause = "request"
                 ss.ctrl[C_STOP] = 1
         try:
+            booked = self.book.probe(board) if self.book is not None else None
+            if booked is not None:
+                self._book_line = True
+                return Result(booked, 0, 0, 0, _ms_since(start), "book")
             if board.ply == 0:
                 return Result(fallback, 0, 0, 0, _ms_since(start), "no_search")
             return self._deepen(board, colour, limits, on_info, fallback, search, start)
@@ -310,10 +331,13 @@ class Engine:
             if plies > 0 and board.is_legal(*board.point(cell), colour):
                 return plies, cell
         nodes = min(int(budget_ms * settings.vct_nodes_per_ms), settings.vct_max_nodes)
-        if nodes <= 0 or settings.vct_threats <= 0:
+        threats = settings.vct_threats
+        if self._book_line:
+            nodes, threats = max(nodes, BOOK_VCT_NODES), max(threats, BOOK_VCT_THREATS)
+        if nodes <= 0 or threats <= 0:
             return None
         before = int(ctrl[C_NODES])
-        plies, cell = vct(board.state, self._search, colour, settings.vct_threats, nodes)
+        plies, cell = vct(board.state, self._search, colour, threats, nodes)
         ctrl[C_NODES] = before + ctrl[C_TSS_NODES]  # its VCF probes are counted there too
         if plies == 0 or cell < 0 or not board.is_legal(*board.point(cell), colour):
             return None

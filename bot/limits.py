@@ -18,8 +18,9 @@ UNLIMITED_MS = 2147483647  # the protocol's "no limit" value for time_left
 #   proven    the score is a proven win
 #   forced    one move alone stops the opponent's win by fours: played without search
 #   no_search the move needed no search (the first stone of the game)
+#   book      the opening book had the position: played without search
 StopCause = Literal["depth", "nodes", "time", "optimum", "request", "proven", "forced",
-                    "no_search"]
+                    "no_search", "book"]
 
 
 @dataclass(frozen=True)

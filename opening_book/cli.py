@@ -1,4 +1,4 @@
-"""``sente-book``: the opening-book tools.  ``sente-book prove --help`` for the prover.
+"""``sente-book``: the opening-book tools (prove, build, verify, export, stats; ``--help`` each).
 
 ``prove`` reads positions, one per line as a move list in renju notation (``h8 h10 g7``: column
 letter from ``a``, row number from 1 at the bottom, Black first), and prints one JSON line per
@@ -17,9 +17,12 @@ import sys
 from collections.abc import Iterable
 from typing import TextIO
 
+from pathlib import Path
+
 from bot.core.board import Board
 from bot.core.errors import BoardError
 from bot.core.notation import format_move
+from opening_book.book import shipped_path
 from opening_book.positions import position_board
 from opening_book.prover import Prover, ProverLimits
 
@@ -53,6 +56,33 @@ def prove_lines(lines: Iterable[str], size: int, rule: int, budget: int,
     return refused
 
 
+def default_graph(rule: int, size: int) -> Path:
+    """The graph of record for a rule and size: committed, so builds resume anywhere."""
+    return shipped_path(rule, size).with_name(f"graph-rule{rule}-{size}x{size}.sqlite")
+
+
+def add_limits(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--max-nodes", type=int, default=ProverLimits.max_nodes,
+                        help="proof-tree nodes per position before giving up")
+    parser.add_argument("--threat-nodes", type=int, default=ProverLimits.threat_nodes,
+                        help="nodes per threat search at a leaf")
+    parser.add_argument("--width", type=int, default=0,
+                        help="attacker moves tried per node, best first (0: all candidates)")
+    parser.add_argument("--seconds", type=float, default=0.0,
+                        help="time limit per position (0: none)")
+
+
+def add_graph(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--db", type=Path, help="the graph database (default: the committed "
+                        "one for the rule and size, opening_book/data/graph-rule1-15x15.sqlite)")
+    parser.add_argument("--rule", type=int, default=1, help="Gomocup rule bits (default 1)")
+    parser.add_argument("--size", type=int, default=15, help="board side (default 15)")
+
+
+def limits_of(args: argparse.Namespace) -> ProverLimits:
+    return ProverLimits(args.max_nodes, args.threat_nodes, args.width, args.seconds)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="sente-book", description=__doc__.split("\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
@@ -66,26 +96,69 @@ def main(argv: list[str] | None = None) -> int:
     prove.add_argument("--size", type=int, default=15, help="board side (default 15)")
     prove.add_argument("--budget", type=int, default=35,
                        help="stones on the board at the end of the longest line (default 35)")
-    prove.add_argument("--max-nodes", type=int, default=ProverLimits.max_nodes,
-                       help="proof-tree nodes per position before giving up")
-    prove.add_argument("--threat-nodes", type=int, default=ProverLimits.threat_nodes,
-                       help="nodes per threat search at a leaf")
-    prove.add_argument("--width", type=int, default=0,
-                       help="attacker moves tried per node, best first (0: all candidates)")
-    prove.add_argument("--seconds", type=float, default=0.0,
-                       help="time limit per position (0: none)")
+    add_limits(prove)
+
+    build = commands.add_parser(
+        "build", help="grow the graph (resumes where the database stopped)",
+        description="Grow the strategy graph from --root: batches of open vertices proved or "
+        "expanded on a Dask cluster (local by default), one transaction per batch.")
+    add_graph(build)
+    build.add_argument("--root", default="", help="the move list the graph starts from, "
+                       "attacker to move (default: the empty board, Black attacks)")
+    build.add_argument("--budget", type=int, default=35,
+                       help="stones on the board at the end of the longest line (default 35)")
+    build.add_argument("--minutes", type=float, default=0.0, help="stop after (0: no limit)")
+    build.add_argument("--batches", type=int, default=0, help="stop after (0: no limit)")
+    build.add_argument("--batch", type=int, default=16, help="open vertices per batch")
+    build.add_argument("--workers", type=int, default=2,
+                       help="local Dask worker processes (0: run the jobs in this process)")
+    build.add_argument("--scheduler", help="address of a running Dask scheduler to use instead")
+    add_limits(build)
+
+    verify = commands.add_parser(
+        "verify", help="check the graph as a strategy; exit 0 only without a hole",
+        description="After every attacker move of the graph the defender tries every free "
+        "cell; each position must be in the graph or won by threats within the budget.")
+    add_graph(verify)
+    verify.add_argument("--root", help="verify from this move list (default: the graph's root)")
+    verify.add_argument("--threat-nodes", type=int, default=20_000,
+                        help="nodes per threat search for positions outside the graph")
+    verify.add_argument("--show", type=int, default=20, help="holes to print (default 20)")
+
+    export = commands.add_parser("export", help="write the book the engine probes")
+    add_graph(export)
+    export.add_argument("--out", type=Path, help="default: opening_book/data/book-rule1-15x15"
+                        ".bin (the book the brain loads)")
+    export.add_argument("--all", action="store_true",
+                        help="also the moves of vertices not yet proved")
+
+    stats = commands.add_parser("stats", help="how far the graph has got")
+    add_graph(stats)
+
     args = parser.parse_args(argv)
-    limits = ProverLimits(args.max_nodes, args.threat_nodes, args.width, args.seconds)
     try:
         Board(args.size, args.size, args.rule)
     except BoardError as error:
         parser.error(str(error))
-    if args.file:
-        with open(args.file, encoding="utf-8") as source:
-            refused = prove_lines(source, args.size, args.rule, args.budget, limits, sys.stdout)
-    else:
-        refused = prove_lines(sys.stdin, args.size, args.rule, args.budget, limits, sys.stdout)
-    return 1 if refused else 0
+    if args.command == "prove":
+        if args.file:
+            with open(args.file, encoding="utf-8") as source:
+                refused = prove_lines(source, args.size, args.rule, args.budget, limits_of(args),
+                                      sys.stdout)
+        else:
+            refused = prove_lines(sys.stdin, args.size, args.rule, args.budget,
+                                  limits_of(args), sys.stdout)
+        return 1 if refused else 0
+    from opening_book import commands as run  # the database and Dask only for these
+
+    db = args.db or default_graph(args.rule, args.size)
+    if args.command == "build":
+        return run.build(db, args, limits_of(args))
+    if args.command == "verify":
+        return run.verify(db, args)
+    if args.command == "export":
+        return run.export(db, args.out or shipped_path(args.rule, args.size), args.all)
+    return run.stats(db)
 
 
 if __name__ == "__main__":

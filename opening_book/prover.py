@@ -92,9 +92,11 @@ class Prover:
         config = Config()
         self.search: SearchState = new_search_state(THREAT_TABLE_ENTRIES, config.as_array(),
                                                     config.order_values)
-        self.nodes = 0
+        self.nodes = 0  # tree nodes and threat-search nodes: the work done
+        self.tree_nodes = 0  # tree nodes alone: what ProverLimits.max_nodes bounds
         self.budget = 0
         self.attacker = BLACK
+        self.excluded: set[int] = set()  # root moves not to try (cells that failed before)
 
     # --- leaves ----------------------------------------------------------------------------
     def _stones(self) -> int:
@@ -146,8 +148,12 @@ class Prover:
             _, opp_fives, opp_five, _, _ = scan_threats(st, self.attacker)
             if opp_fives == 1:
                 cells = [opp_five] if board.is_legal(*board.point(opp_five), self.attacker) else []
+            elif board.ply == 0:  # the empty board: the centre (no stone to play near)
+                cells = [board.cell(board.width // 2, board.height // 2)]
             else:
                 cells = self._ordered_moves(self.attacker)
+                if node.cell < 0:  # the root
+                    cells = [cell for cell in cells if cell not in self.excluded]
                 if self.limits.attacker_width:
                     cells = cells[: self.limits.attacker_width]
         else:
@@ -164,6 +170,7 @@ class Prover:
             child = Node(cell, not node.attacker_to_move)
             board.play(*board.point(cell), colour)
             self.nodes += 1
+            self.tree_nodes += 1
             if child.attacker_to_move:
                 self._close_attacker_node(child)
             else:
@@ -221,12 +228,14 @@ class Prover:
         board = self.board
         self.attacker = board.side_to_move()
         self.budget = budget
-        self.nodes = 1
+        self.nodes = self.tree_nodes = 1
         root = Node(-1, True)
         self._close_attacker_node(root)
         deadline = start + self.limits.max_seconds if self.limits.max_seconds else None
-        while not (root.proved or root.disproved) and self.nodes < self.limits.max_nodes:
-            if deadline is not None and time.perf_counter() > deadline:
+        while not (root.proved or root.disproved):
+            if root.children is not None and (  # the root is always expanded once
+                    self.tree_nodes >= self.limits.max_nodes
+                    or (deadline is not None and time.perf_counter() > deadline)):
                 break
             path = [root]
             node = root

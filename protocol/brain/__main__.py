@@ -77,6 +77,7 @@ def main() -> None:
 
     from bot.core.native import fallback_reason
     from bot.engine import Engine
+    from opening_book.book import load_shipped
     from protocol.brain.loop import Brain
     from protocol.brain.reader import StdinReader
 
@@ -84,7 +85,7 @@ def main() -> None:
     if reason is not None:  # said once: the first game may lose time to compiling
         send(f"MESSAGE {reason}; until then numba compiles the kernels (15-20 s at a first "
              "start, cached afterwards)")
-    engine = Engine(config)
+    engine = Engine(config, book=load_shipped(1, 15))  # the strategy graph for 15x15 exact five
     reader = StdinReader(sys.stdin.buffer, lambda line: engine.stop(issued_at=line))
     Brain(engine, reader.next_line, send, process_start).run()
     sys.stdout.flush()

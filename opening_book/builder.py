@@ -1,0 +1,191 @@
+"""The builder: grows the strategy graph (graph.py) one batch of open vertices at a time.
+
+Each open vertex is one independent job (``work_on``): the prover (prover.py) tries to prove it
+within the budget.  A proof is written whole: the vertex, the attacker's move, and every
+defender reply's vertex below it down to the leaves the threat search closes.  Without a proof
+the job still moves the graph on: it takes the attacker's most promising move (the least proof
+number at the prover's root), expands every defender reply, closes those the threat search wins
+at once, and leaves the others as open vertices for later batches.  An attacker vertex whose
+every move is refuted within the budget is marked failed.
+
+Jobs run on a Dask cluster: a local one over this machine's cores by default, or the scheduler
+``--scheduler`` names; ``workers=0`` runs them in this process (tests, debugging).  The database
+is written only here, one transaction per batch, so an interrupted build loses at most the batch
+in flight.  Dask is the ``book`` extra: the brain never imports this module.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from bot.core.board import Board
+from bot.core.notation import format_move
+from opening_book.positions import position_board
+from opening_book.graph import Graph, Vertex
+from opening_book.keys import from_canonical, position_key, to_canonical
+from opening_book.prover import Node, Prover, ProverLimits
+
+
+@dataclass(frozen=True)
+class BuildSettings:
+    rule: int = 1
+    size: int = 15
+    budget: int = 35  # stones on the board at the end of the longest line
+    limits: ProverLimits = field(default_factory=ProverLimits)
+
+    def as_meta(self, root: str) -> dict[str, str]:
+        return {"rule": str(self.rule), "size": str(self.size), "budget": str(self.budget),
+                "root": root}
+
+
+@dataclass
+class Work:
+    """What one job found: vertex records, each with its child vertices (key, moves, stones)."""
+
+    records: list[tuple[Vertex, list[tuple[int, str, int]]]] = field(default_factory=list)
+
+
+class _Job:
+    def __init__(self, board: Board, settings: BuildSettings) -> None:
+        self.board = board
+        self.size = settings.size
+        self.prover = Prover(board, settings.limits)
+        self.work = Work()
+
+    def moves_text(self) -> str:
+        return " ".join(format_move(x, y, self.size) for x, y in self.board.moves())
+
+    def record(self, status: str, move_cell: int | None, longest: int | None,
+               threat_longest: int, children: list[tuple[int, str, int]],
+               excluded: str = "") -> int:
+        board = self.board
+        key, sym = position_key(board)
+        move = None if move_cell is None else to_canonical(board, sym, *board.point(move_cell))
+        vertex = Vertex(key, self.moves_text(), board.ply, status, move, longest,
+                        threat_longest, 1, self.prover.nodes, excluded)
+        self.work.records.append((vertex, children))
+        return key
+
+    def proved_records(self, node: Node) -> int:
+        """Record the proved attacker node ``node`` (the board at its position) and the proved
+        vertices below it; returns its key."""
+        if node.best is None:  # closed by the threat search here
+            cell = self.prover.first_move(node)
+            return self.record("proved", cell, node.longest, node.longest, [])
+        threat_longest, children = self._replies(node.best)
+        return self.record("proved", node.best.cell, node.longest, threat_longest, children)
+
+    def _replies(self, reply_node: Node) -> tuple[int, list[tuple[int, str, int]]]:
+        """Play the attacker's move ``reply_node.cell``; per defender reply, a threat win (its
+        longest line) or a child vertex (proved ones recorded now, the others left open)."""
+        board, attacker = self.board, self.prover.attacker
+        board.play(*board.point(reply_node.cell), attacker)
+        if reply_node.children is None:
+            self.prover.expand(reply_node)
+        threat_longest = 0
+        children = []
+        for child in reply_node.children or []:
+            board.play(*board.point(child.cell), 3 - attacker)
+            if child.proved and child.children is None:
+                threat_longest = max(threat_longest, child.longest)
+            elif child.proved:
+                self.proved_records(child)
+                children.append((position_key(board)[0], self.moves_text(), board.ply))
+            else:
+                children.append((position_key(board)[0], self.moves_text(), board.ply))
+            board.undo()
+        board.undo()
+        return threat_longest, children
+
+
+def work_on(moves: str, excluded: str, settings: BuildSettings) -> Work:
+    """One job: prove the vertex reached by ``moves``, or choose a move and expand it;
+    ``excluded``: the vertex's attacker moves that failed before (canonical cells)."""
+    board = position_board(moves, settings.size, settings.rule)
+    job = _Job(board, settings)
+    _, sym = position_key(board)
+    job.prover.excluded = {board.cell(*from_canonical(board, sym, int(cell)))
+                           for cell in excluded.split(",") if cell}
+    root = job.prover.prove_tree(settings.budget)
+    if root.proved:
+        job.proved_records(root)
+        return job.work
+    # the most promising moves first; one that a reply refutes once expanded is excluded
+    for choice in sorted((c for c in root.children or [] if not c.disproved),
+                         key=lambda c: c.pn):
+        threat_longest, children = job._replies(choice)
+        if not choice.disproved:  # proved by propagation once every child is (Graph.propagate)
+            job.record("expanded", choice.cell, None, threat_longest, children, excluded)
+            return job.work
+        excluded += f"{to_canonical(board, sym, *board.point(choice.cell))},"
+    job.record("failed", None, None, 0, [], excluded)
+    return job.work
+
+
+def write(graph: Graph, works: Iterable[Work], attempts: dict[int, int]) -> None:
+    """Write the jobs' records in one transaction."""
+    with graph.db:
+        for work in works:
+            for vertex, children in work.records:
+                vertex.attempts = attempts.get(vertex.key, 0) + 1
+                graph.record(vertex, children)
+        graph.propagate()
+
+
+Runner = Callable[[list[tuple[str, str]], BuildSettings], list[Work]]  # (moves, excluded)
+
+
+def run_here(jobs: list[tuple[str, str]], settings: BuildSettings) -> list[Work]:
+    return [work_on(moves, excluded, settings) for moves, excluded in jobs]
+
+
+def dask_runner(scheduler: str | None, workers: int) -> tuple[Runner, Callable[[], None]]:
+    """Jobs on a Dask cluster (a local one of ``workers`` processes unless ``scheduler`` is
+    an address), and how to shut it down."""
+    from dask.distributed import Client, LocalCluster
+
+    if scheduler:
+        client = Client(scheduler)
+        cluster = None
+    else:
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                               dashboard_address=":0")  # any free port: builds may overlap
+        client = Client(cluster)
+
+    def run(jobs: list[tuple[str, str]], settings: BuildSettings) -> list[Work]:
+        futures = client.map(work_on, [m for m, _ in jobs], [e for _, e in jobs],
+                             settings=settings, pure=False)
+        return list(client.gather(futures))
+
+    def close() -> None:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+    return run, close
+
+
+def build(graph: Graph, settings: BuildSettings, root: str, runner: Runner, *,
+          seconds: float = 0.0, batch: int = 8, max_batches: int = 0,
+          progress: Callable[[dict[str, int], float], None] | None = None) -> dict[str, int]:
+    """Grow the graph from ``root`` (a move list, attacker to move) until it is proved, the
+    time (``seconds``, 0: none) or the batches (``max_batches``, 0: none) run out."""
+    board = position_board(root, settings.size, settings.rule)
+    with graph.db:
+        graph.add_open(position_key(board)[0], root, board.ply)
+    start = time.perf_counter()
+    batches = 0
+    while True:
+        pending = graph.open_vertices(batch)
+        if not pending:
+            break
+        works = runner([(v.moves, v.excluded) for v in pending], settings)
+        write(graph, works, {v.key: v.attempts for v in pending})
+        batches += 1
+        if progress is not None:
+            progress(graph.counts(), time.perf_counter() - start)
+        if (seconds and time.perf_counter() - start > seconds) or batches == max_batches:
+            break
+    return graph.counts()

@@ -1,0 +1,129 @@
+"""The database-backed subcommands of ``sente-book``: build, verify, export, stats."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from tqdm import tqdm
+
+from bot.core.errors import BoardError
+from opening_book import builder
+from opening_book.graph import Graph, export as export_graph
+from opening_book.positions import position_board
+from opening_book.prover import ProverLimits
+from opening_book.verify import Verdict, verify as verify_graph
+
+
+def open_graph(db: Path, args: argparse.Namespace) -> Graph:
+    """The graph at ``db``; a new one takes the settings of ``args``, an old one must agree."""
+    settings = {"rule": str(args.rule), "size": str(args.size)}
+    if hasattr(args, "budget"):
+        settings.update(budget=str(args.budget), root=args.root)
+    is_new = not db.exists()
+    if is_new and not hasattr(args, "budget"):
+        raise SystemExit(f"sente-book: no graph at {db} (sente-book build makes one)")
+    db.parent.mkdir(parents=True, exist_ok=True)
+    graph = Graph(db, settings if is_new else None)
+    for name, value in settings.items():
+        if graph.setting(name) != value:
+            raise SystemExit(f"sente-book: {db} was built with {name} {graph.setting(name)!r}, "
+                             f"not {value!r}")
+    return graph
+
+
+def build(db: Path, args: argparse.Namespace, limits: ProverLimits) -> int:
+    try:
+        position_board(args.root, args.size, args.rule)
+    except BoardError as error:
+        raise SystemExit(f"sente-book: --root: {error}") from None
+    graph = open_graph(db, args)
+    settings = builder.BuildSettings(args.rule, args.size, args.budget, limits)
+    if args.workers > 0 or args.scheduler:
+        runner, close = builder.dask_runner(args.scheduler, args.workers)
+    else:
+        runner, close = builder.run_here, (lambda: None)
+    bar = tqdm(unit=" batch", desc="building", dynamic_ncols=True)
+
+    def progress(counts: dict[str, int], seconds: float) -> None:
+        bar.update(1)
+        bar.set_postfix(proved=counts["proved"], expanded=counts["expanded"],
+                        open=counts["open"], failed=counts["failed"],
+                        deepest_open=graph.deepest_open(),
+                        per_min=f"{60 * sum(counts.values()) / max(seconds, 1e-9):.0f}")
+
+    try:
+        counts = builder.build(graph, settings, args.root, runner, seconds=args.minutes * 60,
+                               batch=args.batch, max_batches=args.batches, progress=progress)
+    except KeyboardInterrupt:
+        counts = graph.counts()  # the batch in flight is lost, every earlier one is written
+    finally:
+        bar.close()
+        close()
+        graph.close()
+    print(describe(counts))
+    return 0
+
+
+def describe(counts: dict[str, int]) -> str:
+    return ("vertices: " + ", ".join(f"{counts[s]} {s}" for s in
+                                     ("proved", "expanded", "open", "failed")))
+
+
+def verify(db: Path, args: argparse.Namespace) -> int:
+    graph = open_graph(db, args)
+    bar = tqdm(unit=" vertex", desc="verifying", dynamic_ncols=True)
+
+    def progress(verdict: Verdict) -> None:
+        bar.update(1)
+        bar.set_postfix(replies=verdict.checked, holes=len(verdict.holes))
+
+    try:
+        verdict = verify_graph(graph, args.root, args.threat_nodes, progress)
+    finally:
+        bar.close()
+        graph.close()
+    for hole in verdict.holes[: args.show]:
+        print(f"hole: {hole}")
+    print(f"{verdict.vertices} graph vertices followed, {verdict.checked} defender replies "
+          f"checked, {len(verdict.holes)} holes" +
+          (f", longest line {verdict.longest} stones" if not verdict.holes else ""))
+    return 1 if verdict.holes else 0
+
+
+def export(db: Path, out: Path, include_unproved: bool) -> int:
+    graph = Graph(db)
+    count = export_graph(graph, out, include_unproved)
+    graph.close()
+    print(f"{out}: {count} positions, {out.stat().st_size} bytes")
+    return 0
+
+
+def stats(db: Path) -> int:
+    if not db.exists():
+        print(f"sente-book: no graph at {db}", file=sys.stderr)
+        return 1
+    graph = Graph(db)
+    root = graph.vertex(position_key_of_root(graph))
+    print(describe(graph.counts()))
+    print(f"deepest open vertex: {graph.deepest_open()} stones")
+    if root is not None:
+        print(f"root ({graph.setting('root') or 'empty board'}): {root.status}"
+              + (f", longest line {root.longest} stones" if root.longest else ""))
+        replies = [graph.vertex(key) for key in graph.children(root.key)]
+        proved = [v for v in replies if v is not None and v.status == "proved"]
+        print(f"the defender's replies to the root's move: {len(proved)} of {len(replies)} "
+              "proved (after symmetry)")
+    row = graph.db.execute("SELECT MAX(longest), SUM(proof_nodes) FROM vertex "
+                           "WHERE status = 'proved'").fetchone()
+    print(f"longest proved line: {row[0] or 0} stones; proof nodes spent on proved vertices: "
+          f"{row[1] or 0}")
+    graph.close()
+    return 0
+
+
+def position_key_of_root(graph: Graph) -> int:
+    board = position_board(graph.setting("root"), int(graph.setting("size")),
+                           int(graph.setting("rule")))
+    return board.canonical_key()[0]

@@ -1,0 +1,209 @@
+"""The graph store: an SQLite database of the strategy graph, safe to interrupt and resume.
+
+Vertices are positions with the attacker to move, keyed by the canonical key (keys.py), stored
+as signed 64-bit integers.  A vertex is
+
+- ``open``: not yet worked on (or worked on without a move chosen);
+- ``expanded``: the attacker's move is chosen, and every defender reply either ends in a win by
+  continuous threats (counted in ``threat_longest``) or leads to a child vertex (a ``reply``
+  row); it is proved when every child is;
+- ``proved``: won within the budget; ``longest`` is the number of stones on the board at the end
+  of the longest line below it; a vertex proved with no reply rows is won by the threat search
+  alone (its ``move`` is that search's first move);
+- ``failed``: no win was found within the budget from here: every parent that chose the move
+  leading here is opened again with that move in its ``excluded`` list, so the builder tries
+  another (and a parent with no move left fails in turn).
+
+Every write happens in a transaction, so an interrupted build loses at most the batch being
+written.  ``meta`` holds the build's settings (rule, size, budget, attacker, root).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import struct
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from opening_book.book import HEADER, MAGIC
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS vertex (
+    key INTEGER PRIMARY KEY,
+    moves TEXT NOT NULL,
+    stones INTEGER NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('open', 'expanded', 'proved', 'failed')),
+    move INTEGER,
+    longest INTEGER,
+    threat_longest INTEGER NOT NULL DEFAULT 0,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    proof_nodes INTEGER NOT NULL DEFAULT 0,
+    excluded TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX IF NOT EXISTS vertex_status ON vertex (status, stones);
+CREATE TABLE IF NOT EXISTS reply (
+    parent INTEGER NOT NULL,
+    child INTEGER NOT NULL,
+    PRIMARY KEY (parent, child)
+);
+CREATE INDEX IF NOT EXISTS reply_child ON reply (child);
+"""
+
+
+def signed(key: int) -> int:
+    """An unsigned 64-bit key as SQLite's signed integer."""
+    return key - (1 << 64) if key >= 1 << 63 else key
+
+
+def unsigned(key: int) -> int:
+    return key + (1 << 64) if key < 0 else key
+
+
+@dataclass
+class Vertex:
+    key: int  # canonical key (unsigned)
+    moves: str  # a move list that reaches the position
+    stones: int
+    status: str
+    move: int | None  # attacker's move in the canonical frame
+    longest: int | None
+    threat_longest: int
+    attempts: int
+    proof_nodes: int
+    excluded: str = ""  # attacker moves (canonical cells, comma-separated) that failed here
+
+    def excluded_cells(self) -> list[int]:
+        return [int(cell) for cell in self.excluded.split(",") if cell]
+
+
+class Graph:
+    """The database at ``path`` (created with ``settings`` when new)."""
+
+    def __init__(self, path: str | Path, settings: dict[str, str] | None = None) -> None:
+        self.path = Path(path)
+        self.db = sqlite3.connect(self.path)
+        self.db.executescript(SCHEMA)
+        if settings:
+            with self.db:
+                for name, value in settings.items():
+                    self.db.execute("INSERT OR IGNORE INTO meta VALUES (?, ?)", (name, value))
+
+    def close(self) -> None:
+        self.db.close()
+
+    def setting(self, name: str) -> str:
+        row = self.db.execute("SELECT value FROM meta WHERE name = ?", (name,)).fetchone()
+        if row is None:
+            raise KeyError(f"{self.path} has no setting {name!r}")
+        return str(row[0])
+
+    # --- reading ---------------------------------------------------------------------------
+    def vertex(self, key: int) -> Vertex | None:
+        row = self.db.execute("SELECT * FROM vertex WHERE key = ?", (signed(key),)).fetchone()
+        return None if row is None else _vertex(row)
+
+    def vertices(self, status: str | None = None) -> Iterator[Vertex]:
+        query = "SELECT * FROM vertex" + (" WHERE status = ?" if status else "")
+        for row in self.db.execute(query, (status,) if status else ()):
+            yield _vertex(row)
+
+    def open_vertices(self, limit: int) -> list[Vertex]:
+        """Open vertices, most stones first: one line is followed down until it is proved or
+        fails, so proofs (and failures, which send the parent to another move) come early."""
+        rows = self.db.execute("SELECT * FROM vertex WHERE status = 'open' "
+                               "ORDER BY stones DESC, attempts LIMIT ?", (limit,)).fetchall()
+        return [_vertex(row) for row in rows]
+
+    def children(self, key: int) -> list[int]:
+        rows = self.db.execute("SELECT child FROM reply WHERE parent = ?", (signed(key),))
+        return [unsigned(row[0]) for row in rows]
+
+    def counts(self) -> dict[str, int]:
+        rows = self.db.execute("SELECT status, COUNT(*) FROM vertex GROUP BY status")
+        found = {status: 0 for status in ("open", "expanded", "proved", "failed")}
+        found.update({str(status): int(count) for status, count in rows})
+        return found
+
+    def deepest_open(self) -> int:
+        row = self.db.execute("SELECT MAX(stones) FROM vertex WHERE status = 'open'").fetchone()
+        return int(row[0] or 0)
+
+    # --- writing ---------------------------------------------------------------------------
+    def add_open(self, key: int, moves: str, stones: int) -> None:
+        """A new open vertex (nothing if the key is known)."""
+        self.db.execute("INSERT OR IGNORE INTO vertex (key, moves, stones, status) "
+                        "VALUES (?, ?, ?, 'open')", (signed(key), moves, stones))
+
+    def record(self, vertex: Vertex, children: Iterable[tuple[int, str, int]]) -> None:
+        """Write a worked-on vertex and its child vertices (key, moves, stones), new ones open."""
+        self.db.execute(
+            "INSERT INTO vertex VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO UPDATE "
+            "SET status = excluded.status, move = excluded.move, longest = excluded.longest, "
+            "threat_longest = excluded.threat_longest, attempts = excluded.attempts, "
+            "proof_nodes = excluded.proof_nodes, excluded = excluded.excluded",
+            (signed(vertex.key), vertex.moves, vertex.stones, vertex.status, vertex.move,
+             vertex.longest, vertex.threat_longest, vertex.attempts, vertex.proof_nodes,
+             vertex.excluded))
+        self.db.execute("DELETE FROM reply WHERE parent = ?", (signed(vertex.key),))
+        for key, moves, stones in children:
+            self.add_open(key, moves, stones)
+            self.db.execute("INSERT OR IGNORE INTO reply VALUES (?, ?)",
+                            (signed(vertex.key), signed(key)))
+
+    def propagate(self) -> int:
+        """Mark proved every expanded vertex whose children are all proved, and open again
+        (the move excluded) every expanded vertex with a failed child, until nothing changes;
+        returns how many vertices changed."""
+        marked = 0
+        while True:
+            failures = self.db.execute(
+                "SELECT DISTINCT p.key, p.move FROM vertex p JOIN reply r ON r.parent = p.key "
+                "JOIN vertex c ON c.key = r.child WHERE p.status = 'expanded' "
+                "AND c.status = 'failed'").fetchall()
+            for key, move in failures:
+                self.db.execute("UPDATE vertex SET status = 'open', move = NULL, excluded = "
+                                "excluded || ? WHERE key = ?", (f"{move},", key))
+                self.db.execute("DELETE FROM reply WHERE parent = ?", (key,))
+            marked += len(failures)
+            rows = self.db.execute(
+                "SELECT v.key, v.threat_longest, MAX(c.longest) FROM vertex v "
+                "JOIN reply r ON r.parent = v.key JOIN vertex c ON c.key = r.child "
+                "WHERE v.status = 'expanded' GROUP BY v.key "
+                "HAVING SUM(c.status != 'proved') = 0").fetchall()
+            rows += self.db.execute(  # expanded with every reply closed by threats
+                "SELECT v.key, v.threat_longest, NULL FROM vertex v WHERE v.status = 'expanded' "
+                "AND NOT EXISTS (SELECT 1 FROM reply r WHERE r.parent = v.key)").fetchall()
+            if not rows and not failures:
+                return marked
+            for key, threat_longest, child_longest in rows:
+                longest = max(threat_longest, child_longest or 0)
+                self.db.execute("UPDATE vertex SET status = 'proved', longest = ? WHERE key = ?",
+                                (longest, key))
+            marked += len(rows)
+
+    def commit(self) -> None:
+        self.db.commit()
+
+
+def _vertex(row: tuple[int, str, int, str, int | None, int | None, int, int, int, str]
+            ) -> Vertex:
+    key, moves, stones, status, move, longest, threat_longest, attempts, nodes, excluded = row
+    return Vertex(unsigned(key), moves, stones, status, move, longest, threat_longest, attempts,
+                  nodes, excluded)
+
+
+def export(graph: Graph, path: Path, include_unproved: bool = False) -> int:
+    """Write the moves of the graph's proved vertices (and, with ``include_unproved``, of the
+    expanded ones) to ``path``; returns how many."""
+    statuses = ("proved", "expanded") if include_unproved else ("proved",)
+    entries = sorted((v.key, v.move) for status in statuses for v in graph.vertices(status)
+                     if v.move is not None)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "wb") as out:
+        out.write(HEADER.pack(MAGIC, int(graph.setting("rule")), int(graph.setting("size")), 0,
+                              len(entries)))
+        out.write(struct.pack(f"<{len(entries)}Q", *(key for key, _ in entries)))
+        out.write(struct.pack(f"<{len(entries)}H", *(move for _, move in entries)))
+    return len(entries)

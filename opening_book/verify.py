@@ -1,0 +1,122 @@
+"""The verifier: checks the graph as a strategy, trusting none of the builder's shortcuts.
+
+From the root, at every attacker position the graph's move is played (mapped from the canonical
+frame), then the defender tries *every* free cell.  Each resulting position must be a graph
+vertex with a move (checked in turn, once per canonical key), or be won at once by the threat
+search within what is left of the budget, or hold a five for the attacker.  Anything else is a
+hole: a position not covered, a defender five, a stored move that is illegal, a line longer than
+the budget.  The threat search is the same kernel the prover uses; everything around it here is
+independent of the builder.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from bot.config import Config
+from bot.core.board import Board
+from bot.core.notation import format_move
+from bot.core.searchstate import new_search_state
+from bot.core.threats import scan_threats, vct
+from opening_book.graph import Graph
+from opening_book.keys import from_canonical, position_key
+from opening_book.positions import position_board
+
+THREAT_TABLE_ENTRIES = 1 << 16
+
+
+@dataclass
+class Verdict:
+    holes: list[str] = field(default_factory=list)
+    checked: int = 0  # defender replies examined
+    vertices: int = 0  # graph vertices whose move was followed
+    longest: int = 0  # stones at the end of the longest line (when there is no hole)
+
+
+class Verifier:
+    def __init__(self, graph: Graph, threat_nodes: int = 20_000,
+                 progress: Callable[[Verdict], None] | None = None) -> None:
+        self.graph = graph
+        self.rule = int(graph.setting("rule"))
+        self.size = int(graph.setting("size"))
+        self.budget = int(graph.setting("budget"))
+        self.threat_nodes = threat_nodes
+        self.progress = progress
+        config = Config()
+        self.search = new_search_state(THREAT_TABLE_ENTRIES, config.as_array(),
+                                       config.order_values)
+        self.verdict = Verdict()
+        self._memo: dict[int, int | None] = {}
+
+    def run(self, root: str | None = None) -> Verdict:
+        board = position_board(root if root is not None else self.graph.setting("root"),
+                               self.size, self.rule)
+        longest = self._attacker(board)
+        if longest is not None and not self.verdict.holes:
+            self.verdict.longest = longest
+        return self.verdict
+
+    def _moves(self, board: Board) -> str:
+        return " ".join(format_move(x, y, self.size) for x, y in board.moves())
+
+    def _hole(self, board: Board, why: str) -> None:
+        self.verdict.holes.append(f"{self._moves(board)}: {why}")
+
+    def _attacker(self, board: Board) -> int | None:
+        """Longest line from this attacker position, or None (a hole was recorded)."""
+        key, sym = position_key(board)
+        if key in self._memo:
+            return self._memo[key]
+        self._memo[key] = None  # a position that recurs in its own line is no proof
+        result = self._check(board, key, sym)
+        self._memo[key] = result
+        return result
+
+    def _check(self, board: Board, key: int, sym: int) -> int | None:
+        attacker = board.side_to_move()
+        own_five = scan_threats(board.state, attacker)[0]
+        if own_five >= 0 and board.ply + 1 <= self.budget:
+            return board.ply + 1
+        vertex = self.graph.vertex(key)
+        if vertex is None or vertex.move is None:
+            threats = (self.budget - board.ply - 1) // 2
+            plies = vct(board.state, self.search, attacker, threats, self.threat_nodes)[0] \
+                if threats > 0 else 0
+            if plies > 0 and board.ply + plies <= self.budget:
+                return board.ply + plies
+            self._hole(board, "not in the graph, and no win by threats within the budget")
+            return None
+        x, y = from_canonical(board, sym, vertex.move)
+        if not board.is_legal(x, y, attacker):
+            self._hole(board, f"the graph's move {format_move(x, y, self.size)} is illegal")
+            return None
+        self.verdict.vertices += 1
+        if board.play(x, y, attacker):
+            board.undo()
+            return board.ply + 1
+        longest: int | None = board.ply + 1
+        defender = 3 - attacker
+        for rx, ry in list(board.empty_points()):
+            if not board.is_legal(rx, ry, defender):
+                continue
+            self.verdict.checked += 1
+            if board.play(rx, ry, defender):
+                self._hole(board, "the defender makes five")
+                longest = None
+            elif board.ply + 1 > self.budget:
+                self._hole(board, "the budget is spent")
+                longest = None
+            else:
+                below = self._attacker(board)
+                longest = None if below is None or longest is None else max(longest, below)
+            board.undo()
+        board.undo()
+        if self.progress is not None:
+            self.progress(self.verdict)
+        return longest
+
+
+def verify(graph: Graph, root: str | None = None, threat_nodes: int = 20_000,
+           progress: Callable[[Verdict], None] | None = None) -> Verdict:
+    return Verifier(graph, threat_nodes, progress).run(root)

@@ -1,0 +1,122 @@
+"""The strategy graph end to end: built from a position, stored, exported, verified, probed by
+the engine; a broken graph is rejected; Dask runs the same jobs."""
+
+from __future__ import annotations
+
+import random
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from bot.core.board import Board
+from bot.engine import Engine
+from bot.limits import Limits
+from opening_book import builder
+from opening_book.book import Book
+from opening_book.graph import Graph, export, signed
+from opening_book.positions import position_board
+from opening_book.prover import ProverLimits
+from opening_book.verify import verify
+from tests.conftest import PURE_PYTHON
+
+pytestmark = pytest.mark.skipif(PURE_PYTHON, reason="proofs need the compiled kernels")
+
+# Black's four stones against White's corner: won within 17 stones, by a proof tree (not by the
+# threat search alone) when the threat search gets 40 nodes per leaf.
+ROOT = "h8 a1 i8 a2 j9 a3 h9 a4"
+SETTINGS = builder.BuildSettings(rule=1, size=15, budget=17,
+                                 limits=ProverLimits(max_nodes=20_000, threat_nodes=40))
+VERIFY_NODES = 40  # as the build's: positions it could not close by threats must be vertices
+
+
+def build_graph(path: Path, runner: builder.Runner = builder.run_here) -> Graph:
+    graph = Graph(path, SETTINGS.as_meta(ROOT) | {"rule": "1", "size": "15"})
+    builder.build(graph, SETTINGS, ROOT, runner, batch=4)
+    return graph
+
+
+@pytest.fixture(scope="module")
+def graph_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("graph") / "graph.sqlite"
+    build_graph(path).close()
+    return path
+
+
+def test_the_built_graph_is_proved_and_verified(graph_path: Path) -> None:
+    graph = Graph(graph_path)
+    counts = graph.counts()
+    root = graph.vertex(position_board(ROOT, 15, 1).canonical_key()[0])
+    assert root is not None and root.status == "proved" and root.longest is not None
+    assert root.longest <= SETTINGS.budget
+    assert counts["proved"] >= 6 and counts["open"] == 0  # the root and its hard replies
+    verdict = verify(graph, threat_nodes=VERIFY_NODES)
+    assert verdict.holes == [] and verdict.vertices >= 6 and verdict.checked > 1000
+    assert verdict.longest <= SETTINGS.budget
+    graph.close()
+
+
+def test_a_missing_reply_is_a_hole(graph_path: Path, tmp_path: Path) -> None:
+    broken = tmp_path / "broken.sqlite"
+    broken.write_bytes(graph_path.read_bytes())
+    db = sqlite3.connect(broken)
+    root_key = signed(position_board(ROOT, 15, 1).canonical_key()[0])
+    child = db.execute("SELECT child FROM reply WHERE parent = ? LIMIT 1", (root_key,)).fetchone()
+    with db:
+        db.execute("DELETE FROM vertex WHERE key = ?", child)
+    db.close()
+    verdict = verify(Graph(broken), threat_nodes=VERIFY_NODES)
+    assert len(verdict.holes) >= 1
+    assert "not in the graph" in verdict.holes[0]
+
+
+def test_the_exported_book_is_found_in_any_symmetry_and_move_order(graph_path: Path,
+                                                                   tmp_path: Path) -> None:
+    book_path = tmp_path / "book.bin"
+    count = export(Graph(graph_path), book_path)
+    book = Book(book_path)
+    assert len(book) == count >= 6
+    board = position_board(ROOT, 15, 1)
+    move = book.probe(board)
+    assert move is not None and board.is_legal(*move, board.side_to_move())
+    # the same stones mirrored left-right, in another order: the mirrored move comes back
+    mirrored = Board(15, 15, 1)
+    stones = [(14 - x, y, 1 + i % 2) for i, (x, y) in enumerate(board.moves())]
+    mirrored.setup(list(reversed(stones[::2])) + stones[1::2])
+    assert book.probe(mirrored) == (14 - move[0], move[1])
+    assert book.probe(Board(15, 15, 0)) is None  # another rule: never the book's move
+
+
+def test_the_engine_with_the_book_wins_every_game_against_a_random_opponent(
+        graph_path: Path, tmp_path: Path) -> None:
+    book_path = tmp_path / "book.bin"
+    export(Graph(graph_path), book_path)
+    engine = Engine(book=Book(book_path))
+    for seed in range(4):
+        rng = random.Random(seed)
+        engine.new_game(15, 15, 1)
+        referee = position_board(ROOT, 15, 1)
+        for x, y in referee.moves():
+            engine.play(x, y)
+        causes = []
+        while True:
+            result = engine.think(Limits(timeout_turn_ms=3000))
+            causes.append(result.stopped_by)
+            assert referee.is_legal(*result.move, 1)
+            engine.play(*result.move)
+            if referee.play(*result.move):
+                break
+            assert referee.ply < SETTINGS.budget, (seed, referee.moves())
+            reply = rng.choice([p for p in referee.empty_points() if referee.is_legal(*p, 2)])
+            assert not referee.play(*reply)
+            engine.play(*reply)
+        assert causes[0] == "book"
+
+
+def test_dask_runs_the_same_jobs(graph_path: Path, tmp_path: Path) -> None:
+    runner, close = builder.dask_runner(None, 2)
+    try:
+        graph = build_graph(tmp_path / "dask.sqlite", runner)
+    finally:
+        close()
+    assert graph.counts() == Graph(graph_path).counts()

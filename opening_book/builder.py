@@ -3,9 +3,10 @@
 Each open vertex is one independent job (``work_on``): the prover (prover.py) tries to prove it
 within the budget.  A proof is written whole: the vertex, the attacker's move, and every
 defender reply's vertex below it down to the leaves the threat search closes.  Without a proof
-the job still moves the graph on: it takes the attacker's most promising move (the least proof
-number at the prover's root), expands every defender reply, closes those the threat search wins
-at once, and leaves the others as open vertices for later batches.  An attacker vertex whose
+the job still moves the graph on: it takes the attacker's most promising move (the engine's
+choice after a short search, then the least proof numbers at the prover's root), expands every
+defender reply, closes those the threat search wins at once, and leaves the others as open
+vertices for later batches.  An attacker vertex whose
 every move is refuted within the budget is marked failed.
 
 Jobs run on a Dask cluster: a local one over this machine's cores by default, or the scheduler
@@ -22,6 +23,8 @@ from dataclasses import dataclass, field
 
 from bot.core.board import Board
 from bot.core.notation import format_move
+from bot.engine import Engine
+from bot.limits import Limits
 from opening_book.positions import position_board
 from opening_book.graph import Graph, Vertex
 from opening_book.keys import from_canonical, position_key, to_canonical
@@ -34,6 +37,12 @@ class BuildSettings:
     size: int = 15
     budget: int = 35  # stones on the board at the end of the longest line
     limits: ProverLimits = field(default_factory=ProverLimits)
+    # Milliseconds of engine search that pick the attacker's move at a vertex the prover does
+    # not prove (0: the least proof number alone): longer picks better moves, slows each job.
+    engine_ms: int = 300
+    # Attacker moves a job expands before it calls the vertex failed when each is refuted:
+    # more keeps lines alive longer, fewer sends the search back up to a better parent sooner.
+    alternatives: int = 3
 
     def as_meta(self, root: str) -> dict[str, str]:
         return {"rule": str(self.rule), "size": str(self.size), "budget": str(self.budget),
@@ -113,8 +122,10 @@ def work_on(moves: str, excluded: str, settings: BuildSettings) -> Work:
         job.proved_records(root)
         return job.work
     # the most promising moves first; one that a reply refutes once expanded is excluded
-    for choice in sorted((c for c in root.children or [] if not c.disproved),
-                         key=lambda c: c.pn):
+    candidates = sorted((c for c in root.children or [] if not c.disproved), key=lambda c: c.pn)
+    preferred = _engine_move(board, settings) if candidates and settings.engine_ms else -1
+    candidates.sort(key=lambda c: c.cell != preferred)  # stable: the rest stay by pn
+    for choice in candidates[: settings.alternatives]:
         threat_longest, children = job._replies(choice)
         if not choice.disproved:  # proved by propagation once every child is (Graph.propagate)
             job.record("expanded", choice.cell, None, threat_longest, children, excluded)
@@ -122,6 +133,23 @@ def work_on(moves: str, excluded: str, settings: BuildSettings) -> Work:
         excluded += f"{to_canonical(board, sym, *board.point(choice.cell))},"
     job.record("failed", None, None, 0, [], excluded)
     return job.work
+
+
+_ENGINES: dict[tuple[int, int], Engine] = {}  # one per worker process, reused by its jobs
+ENGINE_HASH_MIB = 8  # the engine's table in a builder job: small, its searches are short
+
+
+def _engine_move(board: Board, settings: BuildSettings) -> int:
+    """The engine's move for the side to move after ``settings.engine_ms`` of search."""
+    engine = _ENGINES.get((settings.rule, settings.size))
+    if engine is None:
+        engine = _ENGINES[(settings.rule, settings.size)] = Engine()
+        engine.set_memory(hash_mib=ENGINE_HASH_MIB)
+    engine.new_game(settings.size, settings.size, settings.rule)
+    for x, y in board.moves():
+        engine.play(x, y)
+    x, y = engine.think(Limits(timeout_turn_ms=settings.engine_ms)).move
+    return board.cell(x, y)
 
 
 def write(graph: Graph, works: Iterable[Work], attempts: dict[int, int]) -> None:

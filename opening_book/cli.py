@@ -1,4 +1,5 @@
-"""``sente-book``: the opening-book tools (prove, build, verify, export, stats; ``--help`` each).
+"""``sente-book``: the opening-book tools (prove, build, verify, export, stats, merge; ``--help``
+each).
 
 ``prove`` reads positions, one per line as a move list in renju notation (``h8 h10 g7``: column
 letter from ``a``, row number from 1 at the bottom, Black first), and prints one JSON line per
@@ -113,6 +114,9 @@ def main(argv: list[str] | None = None) -> int:
     build.add_argument("--workers", type=int, default=2,
                        help="local Dask worker processes (0: run the jobs in this process)")
     build.add_argument("--scheduler", help="address of a running Dask scheduler to use instead")
+    build.add_argument("--engine-ms", type=int, default=300,
+                       help="engine search that picks the attacker's move where the prover "
+                       "finds no proof (0: proof numbers alone)")
     add_limits(build)
 
     verify = commands.add_parser(
@@ -134,6 +138,13 @@ def main(argv: list[str] | None = None) -> int:
 
     stats = commands.add_parser("stats", help="how far the graph has got")
     add_graph(stats)
+
+    merge = commands.add_parser(
+        "merge", help="join a graph built separately (a hard subtree) into this one",
+        description="Attack a hard position separately (sente-book build --db sub.sqlite "
+        "--root MOVES), then join it: its vertices new here or proved there are taken.")
+    add_graph(merge)
+    merge.add_argument("other", type=Path, help="the graph to take vertices from")
 
     args = parser.parse_args(argv)
     try:
@@ -158,6 +169,8 @@ def main(argv: list[str] | None = None) -> int:
         return run.verify(db, args)
     if args.command == "export":
         return run.export(db, args.out or shipped_path(args.rule, args.size), args.all)
+    if args.command == "merge":
+        return run.merge(db, args.other)
     return run.stats(db)
 
 

@@ -39,7 +39,7 @@ def build(db: Path, args: argparse.Namespace, limits: ProverLimits) -> int:
     except BoardError as error:
         raise SystemExit(f"sente-book: --root: {error}") from None
     graph = open_graph(db, args)
-    settings = builder.BuildSettings(args.rule, args.size, args.budget, limits)
+    settings = builder.BuildSettings(args.rule, args.size, args.budget, limits, args.engine_ms)
     if args.workers > 0 or args.scheduler:
         runner, close = builder.dask_runner(args.scheduler, args.workers)
     else:
@@ -97,6 +97,18 @@ def export(db: Path, out: Path, include_unproved: bool) -> int:
     count = export_graph(graph, out, include_unproved)
     graph.close()
     print(f"{out}: {count} positions, {out.stat().st_size} bytes")
+    return 0
+
+
+def merge(db: Path, other: Path) -> int:
+    graph, source = Graph(db), Graph(other)
+    try:
+        taken = graph.merge(source)
+    except ValueError as error:
+        raise SystemExit(f"sente-book: {error}") from None
+    print(f"{taken} vertices taken from {other}; " + describe(graph.counts()))
+    graph.close()
+    source.close()
     return 0
 
 

@@ -186,6 +186,27 @@ class Graph:
     def commit(self) -> None:
         self.db.commit()
 
+    def merge(self, other: Graph) -> int:
+        """Join a graph built separately (a hard subtree attacked from its own root, with the
+        same rule, size and budget): its vertices that are new here, or proved there and not
+        here, are taken with their replies; then ``propagate``.  Returns how many were taken."""
+        for name in ("rule", "size", "budget"):
+            if other.setting(name) != self.setting(name):
+                raise ValueError(f"cannot merge: {name} {other.setting(name)} is not "
+                                 f"{self.setting(name)}")
+        taken = 0
+        with self.db:
+            for vertex in other.vertices():
+                mine = self.vertex(vertex.key)
+                if mine is not None and (mine.status == "proved" or vertex.status != "proved"):
+                    continue
+                children = [other.vertex(key) for key in other.children(vertex.key)]
+                self.record(vertex, [(c.key, c.moves, c.stones) for c in children
+                                     if c is not None])
+                taken += 1
+            self.propagate()
+        return taken
+
 
 def _vertex(row: tuple[int, str, int, str, int | None, int | None, int, int, int, str]
             ) -> Vertex:

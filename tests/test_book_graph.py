@@ -120,3 +120,16 @@ def test_dask_runs_the_same_jobs(graph_path: Path, tmp_path: Path) -> None:
     finally:
         close()
     assert graph.counts() == Graph(graph_path).counts()
+
+
+def test_a_subtree_built_apart_is_merged_in(graph_path: Path, tmp_path: Path) -> None:
+    main = Graph(tmp_path / "main.sqlite", SETTINGS.as_meta(ROOT))
+    board = position_board(ROOT, 15, 1)
+    with main.db:
+        main.add_open(board.canonical_key()[0], ROOT, board.ply)
+    assert verify(main, threat_nodes=VERIFY_NODES).holes  # the root is open: a hole
+    taken = main.merge(Graph(graph_path))
+    assert taken == sum(Graph(graph_path).counts().values())
+    assert main.counts() == Graph(graph_path).counts()
+    assert verify(main, threat_nodes=VERIFY_NODES).holes == []
+    assert main.merge(Graph(graph_path)) == 0  # nothing new the second time

@@ -40,8 +40,9 @@ class BuildSettings:
     # Milliseconds of engine search that pick the attacker's move at a vertex the prover does
     # not prove (0: the least proof number alone): longer picks better moves, slows each job.
     engine_ms: int = 300
-    # Attacker moves a job expands before it calls the vertex failed when each is refuted:
-    # more keeps lines alive longer, fewer sends the search back up to a better parent sooner.
+    # Attacker moves a job expands at a vertex it does not prove; it keeps the one that leaves
+    # the fewest replies open, and calls the vertex failed when a reply refutes each: more picks
+    # better moves and keeps lines alive longer, fewer makes each job faster.
     alternatives: int = 3
 
     def as_meta(self, root: str) -> dict[str, str]:
@@ -121,17 +122,28 @@ def work_on(moves: str, excluded: str, settings: BuildSettings) -> Work:
     if root.proved:
         job.proved_records(root)
         return job.work
-    # the most promising moves first; one that a reply refutes once expanded is excluded
+    # The engine's move, then the least proof numbers: each is expanded, and the one that leaves
+    # the fewest replies unproved is taken (the engine's on a tie); one a reply refutes is
+    # excluded here for good.
     candidates = sorted((c for c in root.children or [] if not c.disproved), key=lambda c: c.pn)
     preferred = _engine_move(board, settings) if candidates and settings.engine_ms else -1
     candidates.sort(key=lambda c: c.cell != preferred)  # stable: the rest stay by pn
+    best: tuple[int, Node, int, list[tuple[int, str, int]]] | None = None
     for choice in candidates[: settings.alternatives]:
         threat_longest, children = job._replies(choice)
-        if not choice.disproved:  # proved by propagation once every child is (Graph.propagate)
-            job.record("expanded", choice.cell, None, threat_longest, children, excluded)
-            return job.work
-        excluded += f"{to_canonical(board, sym, *board.point(choice.cell))},"
-    job.record("failed", None, None, 0, [], excluded)
+        if choice.disproved:
+            excluded += f"{to_canonical(board, sym, *board.point(choice.cell))},"
+            continue
+        unproved = sum(1 for child in choice.children or [] if not child.proved)
+        if best is None or unproved < best[0]:
+            best = (unproved, choice, threat_longest, children)
+        if unproved == 0:
+            break
+    if best is None:
+        job.record("failed", None, None, 0, [], excluded)
+    else:  # proved by propagation once every child is (Graph.propagate)
+        _, choice, threat_longest, children = best
+        job.record("expanded", choice.cell, None, threat_longest, children, excluded)
     return job.work
 
 

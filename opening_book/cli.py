@@ -128,6 +128,8 @@ def main(argv: list[str] | None = None) -> int:
     verify.add_argument("--threat-nodes", type=int, default=20_000,
                         help="nodes per threat search for positions outside the graph")
     verify.add_argument("--show", type=int, default=20, help="holes to print (default 20)")
+    verify.add_argument("--max-holes", type=int, default=0,
+                        help="stop after this many holes (0: find them all)")
 
     export = commands.add_parser("export", help="write the book the engine probes")
     add_graph(export)

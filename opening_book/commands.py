@@ -80,14 +80,15 @@ def verify(db: Path, args: argparse.Namespace) -> int:
         bar.set_postfix(replies=verdict.checked, holes=len(verdict.holes))
 
     try:
-        verdict = verify_graph(graph, args.root, args.threat_nodes, progress)
+        verdict = verify_graph(graph, args.root, args.threat_nodes, progress, args.max_holes)
     finally:
         bar.close()
         graph.close()
     for hole in verdict.holes[: args.show]:
         print(f"hole: {hole}")
+    stopped = args.max_holes and len(verdict.holes) >= args.max_holes
     print(f"{verdict.vertices} graph vertices followed, {verdict.checked} defender replies "
-          f"checked, {len(verdict.holes)} holes" +
+          f"checked, {len(verdict.holes)} holes" + (" (stopped there)" if stopped else "") +
           (f", longest line {verdict.longest} stones" if not verdict.holes else ""))
     return 1 if verdict.holes else 0
 

@@ -36,7 +36,9 @@ class Verdict:
 
 class Verifier:
     def __init__(self, graph: Graph, threat_nodes: int = 20_000,
-                 progress: Callable[[Verdict], None] | None = None) -> None:
+                 progress: Callable[[Verdict], None] | None = None, max_holes: int = 0) -> None:
+        """``max_holes``: stop once this many are found (0: look for all of them)."""
+        self.max_holes = max_holes
         self.graph = graph
         self.rule = int(graph.setting("rule"))
         self.size = int(graph.setting("size"))
@@ -65,6 +67,8 @@ class Verifier:
 
     def _attacker(self, board: Board) -> int | None:
         """Longest line from this attacker position, or None (a hole was recorded)."""
+        if self.max_holes and len(self.verdict.holes) >= self.max_holes:
+            return None
         key, sym = position_key(board)
         if key in self._memo:
             return self._memo[key]
@@ -85,7 +89,8 @@ class Verifier:
                 if threats > 0 else 0
             if plies > 0 and board.ply + plies <= self.budget:
                 return board.ply + plies
-            self._hole(board, "not in the graph, and no win by threats within the budget")
+            where = "not in the graph" if vertex is None else f"{vertex.status} in the graph"
+            self._hole(board, f"{where}, and no win by threats within the budget")
             return None
         x, y = from_canonical(board, sym, vertex.move)
         if not board.is_legal(x, y, attacker):
@@ -118,5 +123,5 @@ class Verifier:
 
 
 def verify(graph: Graph, root: str | None = None, threat_nodes: int = 20_000,
-           progress: Callable[[Verdict], None] | None = None) -> Verdict:
-    return Verifier(graph, threat_nodes, progress).run(root)
+           progress: Callable[[Verdict], None] | None = None, max_holes: int = 0) -> Verdict:
+    return Verifier(graph, threat_nodes, progress, max_holes).run(root)

@@ -64,6 +64,7 @@ SKIP_PLIES = 2  # positions this close to the opening say little about the weigh
 # A feature seen in fewer positions than this keeps its current weight: too few to fit.
 MIN_SUPPORT = 300
 HOLDOUT_EVERY = 5  # --holdout: every fifth game is held out
+SEARCH_LABEL_HASH_MIB = 16  # --search-depth: the labelling engine's table (short searches)
 CONFIG_FILE = Path(__file__).with_name("config.py")
 # The move ordering (--policy): ordering units per unit of log-probability of the played move.
 # Larger gives the fitted values finer steps; the fours' fixed weights must stay above them.
@@ -162,7 +163,39 @@ def game_positions(game: dict[str, Any]) -> Iterator[tuple[Board, float]]:
         yield board, 0.5 if winner == 0 else float(winner == board.side_to_move())
 
 
-def collect(folders: Iterable[Path]) -> Samples:
+class SearchLabels:
+    """A position's search score as a label: ``1 / (1 + exp(-score / SCALE))`` for the side to
+    move after a search to ``depth`` plies (one engine, kept in step with the positions)."""
+
+    def __init__(self, depth: int) -> None:
+        from bot.engine import Engine  # only this mode needs the engine
+
+        self.depth = depth
+        self.engine = Engine()
+        self.engine.set_memory(hash_mib=SEARCH_LABEL_HASH_MIB)
+
+    def label(self, board: Board) -> float:
+        from bot.limits import Limits
+
+        engine, moves = self.engine, board.moves()
+        known = engine.board.moves() if engine.board is not None else None
+        if (known is None or known != moves[: len(known)] or engine.board is None
+                or (engine.board.width, engine.board.height, engine.board.rule)
+                != (board.width, board.height, board.rule)):
+            engine.new_game(board.width, board.height, board.rule)
+            known = []
+        for x, y in moves[len(known):]:
+            engine.play(x, y)
+        score = engine.think(Limits(timeout_turn_ms=600_000, max_depth=self.depth)).score
+        return float(1.0 / (1.0 + np.exp(-np.clip(score / SCALE, -30, 30))))
+
+
+def collect(folders: Iterable[Path], search_depth: int = 0,
+            outcome_weight: float = 1.0) -> Samples:
+    """The quiet positions of the games in ``folders``, labelled with the game's result, or,
+    with ``search_depth``, ``outcome_weight`` * result + (1 - outcome_weight) * the search's
+    judgement (SearchLabels)."""
+    searcher = SearchLabels(search_depth) if search_depth > 0 else None
     rows: list[np.ndarray] = []
     labels: list[float] = []
     games: list[int] = []
@@ -176,6 +209,9 @@ def collect(folders: Iterable[Path]) -> Samples:
             if game["cause"] not in ("five", "full_board", "adjudicated"):
                 continue  # forfeits say nothing about the position
             for board, label in game_positions(game):
+                if searcher is not None:
+                    label = (outcome_weight * label
+                             + (1.0 - outcome_weight) * searcher.label(board))
                 evaluate.pattern_counts(board.state, board.side_to_move(), patterns, counts)
                 rows.append(counts.astype(np.float32))
                 labels.append(label)
@@ -463,11 +499,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--write", action="store_true", help="write the weights to config.py")
     parser.add_argument("--policy", action="store_true",
                         help="fit the move ordering to the moves played instead")
+    parser.add_argument("--search-depth", type=int, default=0,
+                        help="label positions also by a search this deep (0: outcomes only)")
+    parser.add_argument("--outcome-weight", type=float, default=0.5,
+                        help="with --search-depth: the outcome's share of each label")
     args = parser.parse_args(argv)
     if args.policy:
         tune_policy(args.folders, args.holdout, args.write)
         return 0
-    samples = collect(args.folders)
+    samples = collect(args.folders, args.search_depth,
+                      args.outcome_weight if args.search_depth else 1.0)
     print(f"positions: {len(samples.labels)} from {samples.games[-1] + 1} games, "
           f"mean label {samples.labels.mean():.3f}")
     if args.holdout:

@@ -15,6 +15,8 @@ from bot.core import shapes
 from bot.core.board import Board
 from bot.core.evaluate import evaluate, pattern_counts, pattern_table
 from bot.core.shapes import CLASSES, SHAPES
+from bot.engine import Engine
+from bot.limits import Limits
 from tests.conftest import RULES, clustered_position, scaled
 
 
@@ -179,3 +181,25 @@ def test_choices_are_the_candidates_the_search_generates(tmp_path: Path) -> None
     # ply 5: white must answer the open three and plays (10, 10), no move the search would
     # generate there, so the position is left out; ply 6: black makes an open four, no choice
     assert len(choices.played) == 1
+
+
+def test_search_labels_mix_the_outcome_with_the_search_score(tmp_path: Path) -> None:
+    opening = [[7, 7], [8, 8]]
+    moves = [[7, 8, 5], [6, 8, 5], [3, 3, 5], [11, 11, 5], [3, 11, 5], [11, 3, 5], [5, 9, 5],
+             [9, 5, 5], [12, 7, 5]]  # scattered: every position past the opening is quiet
+    game = {"width": 15, "height": 15, "rule": 0, "opening": opening, "moves": moves,
+            "winner": 1, "cause": "five"}
+    (tmp_path / "results.jsonl").write_text(json.dumps(game) + "\n")
+    outcomes = tune.collect([tmp_path]).labels
+    searched = tune.collect([tmp_path], search_depth=2, outcome_weight=0.0).labels
+    mixed = tune.collect([tmp_path], search_depth=2, outcome_weight=0.25).labels
+    assert len(outcomes) == len(searched) >= 3
+    assert np.allclose(mixed, 0.25 * outcomes + 0.75 * searched)
+    # each label is the search's own judgement of that position, for the side to move
+    engine = Engine()
+    for (board, _), label in zip(tune.game_positions(game), searched):
+        engine.new_game(15, 15, 0)
+        for x, y in board.moves():
+            engine.play(x, y)
+        score = engine.think(Limits(timeout_turn_ms=600_000, max_depth=2)).score
+        assert label == pytest.approx(1 / (1 + np.exp(-score / tune.SCALE)), abs=0.02)

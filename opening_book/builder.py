@@ -164,14 +164,14 @@ def _engine_move(board: Board, settings: BuildSettings) -> int:
     return board.cell(x, y)
 
 
-def write(graph: Graph, works: Iterable[Work], attempts: dict[int, int]) -> None:
-    """Write the jobs' records in one transaction."""
+def write(graph: Graph, works: Iterable[Work], attempts: dict[int, int], root: int) -> None:
+    """Write the jobs' records in one transaction (``root``: the graph's root key)."""
     with graph.db:
         for work in works:
             for vertex, children in work.records:
                 vertex.attempts = attempts.get(vertex.key, 0) + 1
                 graph.record(vertex, children)
-        graph.propagate()
+        graph.propagate(root)
 
 
 Runner = Callable[[list[tuple[str, str]], BuildSettings], list[Work]]  # (moves, excluded)
@@ -213,8 +213,9 @@ def build(graph: Graph, settings: BuildSettings, root: str, runner: Runner, *,
     """Grow the graph from ``root`` (a move list, attacker to move) until it is proved, the
     time (``seconds``, 0: none) or the batches (``max_batches``, 0: none) run out."""
     board = position_board(root, settings.size, settings.rule)
+    root_key = position_key(board)[0]
     with graph.db:
-        graph.add_open(position_key(board)[0], root, board.ply)
+        graph.add_open(root_key, root, board.ply)
     start = time.perf_counter()
     batches = 0
     while True:
@@ -222,7 +223,7 @@ def build(graph: Graph, settings: BuildSettings, root: str, runner: Runner, *,
         if not pending:
             break
         works = runner([(v.moves, v.excluded) for v in pending], settings)
-        write(graph, works, {v.key: v.attempts for v in pending})
+        write(graph, works, {v.key: v.attempts for v in pending}, root_key)
         batches += 1
         if progress is not None:
             progress(graph.counts(), time.perf_counter() - start)

@@ -14,7 +14,8 @@ as signed 64-bit integers.  A vertex is
   leading here is opened again with that move in its ``excluded`` list, so the builder tries
   another (and a parent with no move left fails in turn).
 
-Every write happens in a transaction, so an interrupted build loses at most the batch being
+Vertices no longer reached from the root (the replies to a move given up) are removed, except
+proved ones, which may be reached again by transposition.  Every write happens in a transaction, so an interrupted build loses at most the batch being
 written.  ``meta`` holds the build's settings (rule, size, budget, attacker, root).
 """
 
@@ -152,12 +153,15 @@ class Graph:
             self.db.execute("INSERT OR IGNORE INTO reply VALUES (?, ?)",
                             (signed(vertex.key), signed(key)))
 
-    def propagate(self) -> int:
+    def propagate(self, root: int | None = None) -> int:
         """Mark proved every expanded vertex whose children are all proved, and open again
         (the move excluded) every expanded vertex with a failed child, until nothing changes;
-        returns how many vertices changed."""
+        returns how many vertices changed.  With the ``root`` key, vertices no longer reached
+        from it (the other replies to a move given up) are removed, proved ones excepted."""
         marked = 0
         while True:
+            if root is not None:
+                marked += self._remove_unreached(root)
             failures = self.db.execute(
                 "SELECT DISTINCT p.key, p.move FROM vertex p JOIN reply r ON r.parent = p.key "
                 "JOIN vertex c ON c.key = r.child WHERE p.status = 'expanded' "
@@ -182,6 +186,17 @@ class Graph:
                 self.db.execute("UPDATE vertex SET status = 'proved', longest = ? WHERE key = ?",
                                 (longest, key))
             marked += len(rows)
+
+    def _remove_unreached(self, root: int) -> int:
+        removed = 0
+        while True:
+            gone = self.db.execute(
+                "DELETE FROM vertex WHERE status != 'proved' AND key != ? AND NOT EXISTS "
+                "(SELECT 1 FROM reply r WHERE r.child = vertex.key)", (signed(root),)).rowcount
+            self.db.execute("DELETE FROM reply WHERE parent NOT IN (SELECT key FROM vertex)")
+            if gone <= 0:
+                return removed
+            removed += gone
 
     def commit(self) -> None:
         self.db.commit()

@@ -73,11 +73,21 @@ def add_limits(parser: argparse.ArgumentParser) -> None:
                         help="time limit per position (0: none)")
 
 
+def add_board(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--rule", type=int, default=1,
+                        help="Gomocup rule bits: 0 freestyle, 1 exactly five (default), 4 renju")
+    parser.add_argument("--size", type=int, default=15, help="board side (default 15)")
+
+
+def add_budget(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--budget", type=int, default=35,
+                        help="stones on the board at the end of the longest line (default 35)")
+
+
 def add_graph(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--db", type=Path, help="the graph database (default: the committed "
                         "one for the rule and size, opening_book/data/graph-rule1-15x15.sqlite)")
-    parser.add_argument("--rule", type=int, default=1, help="Gomocup rule bits (default 1)")
-    parser.add_argument("--size", type=int, default=15, help="board side (default 15)")
+    add_board(parser)
 
 
 def limits_of(args: argparse.Namespace) -> ProverLimits:
@@ -92,11 +102,8 @@ def main(argv: list[str] | None = None) -> int:
         description=__doc__.split("\n\n", 1)[1])
     prove.add_argument("file", nargs="?", help="positions, one move list per line (default: "
                        "stdin); blank lines and text after # are skipped")
-    prove.add_argument("--rule", type=int, default=1,
-                       help="Gomocup rule bits: 0 freestyle, 1 exactly five (default), 4 renju")
-    prove.add_argument("--size", type=int, default=15, help="board side (default 15)")
-    prove.add_argument("--budget", type=int, default=35,
-                       help="stones on the board at the end of the longest line (default 35)")
+    add_board(prove)
+    add_budget(prove)
     add_limits(prove)
 
     build = commands.add_parser(
@@ -106,8 +113,7 @@ def main(argv: list[str] | None = None) -> int:
     add_graph(build)
     build.add_argument("--root", default="", help="the move list the graph starts from, "
                        "attacker to move (default: the empty board, Black attacks)")
-    build.add_argument("--budget", type=int, default=35,
-                       help="stones on the board at the end of the longest line (default 35)")
+    add_budget(build)
     build.add_argument("--minutes", type=float, default=0.0, help="stop after (0: no limit)")
     build.add_argument("--batches", type=int, default=0, help="stop after (0: no limit)")
     build.add_argument("--batch", type=int, default=16, help="open vertices per batch")

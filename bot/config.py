@@ -115,20 +115,110 @@ POLICY_OPP: dict[str, int] = {
 # EVAL_OWN[the mover's class there] minus EVAL_OPP[the opponent's class there], ...  All the
 # tables are fitted to game outcomes by ``python -m bot.tune`` (its docstring says how); the
 # scale is about 300 per unit of log-odds.
-EVAL_OWN = (0, 5, -26, -59, -34, -53, -115, -174, 446, 700, 900, 3000)
-EVAL_OPP = (0, 3, -36, -58, -4, -8, -22, 144, 306, 400, 144, 1500)
+EVAL_OWN = (0, 0, -17, -53, -66, -108, -168, -224, 588, 700, 900, 3000)
+EVAL_OPP = (0, 0, -28, -55, -28, 49, 29, 144, 339, 400, 87, 1500)
 # ... plus, per line shape (none, two, open_two, three, open_three, four, four_four, open_four,
 # five, overline), SHAPE_OWN[shape] for each direction of each candidate cell of the mover's,
 # minus SHAPE_OPP[shape] for the opponent's: a cell with more than one useful line scores more
 # than its class alone says.
-SHAPE_OWN = (0, 3, 34, 41, 107, 273, 0, 0, 0, 0)
-SHAPE_OPP = (0, 4, 33, 10, 37, -42, 0, 91, 0, 0)
+SHAPE_OWN = (0, 0, 25, 76, 135, 364, 0, 0, 0, 0)
+SHAPE_OPP = (0, 2, 28, 27, -26, -29, 0, 84, 0, 0)
 # ... plus, per pattern (a cell's four shapes as a multiset, named by its shapes other than none,
 # largest first: see bot.core.shapes.pattern_name), PATTERN_OWN[pattern] for each candidate cell
 # of the mover's and minus PATTERN_OPP[pattern] for the opponent's: what the class and the
 # shapes, counted apart, say wrongly about a combination.  Patterns not listed add 0.
-PATTERN_OWN: dict[str, int] = {}
-PATTERN_OPP: dict[str, int] = {}
+PATTERN_OWN: dict[str, int] = {
+    "two": 3,
+    "two+two": 6,
+    "two+two+two": -9,
+    "open_two": -7,
+    "open_two+two": 3,
+    "open_two+two+two": 6,
+    "open_two+two+two+two": -4,
+    "open_two+open_two": 17,
+    "open_two+open_two+two": 3,
+    "open_two+open_two+two+two": -19,
+    "open_two+open_two+open_two": -15,
+    "open_two+open_two+open_two+two": 11,
+    "three": -1,
+    "three+two": -1,
+    "three+two+two": 24,
+    "three+open_two": 2,
+    "three+open_two+two": -7,
+    "three+open_two+two+two": 2,
+    "three+open_two+open_two": -6,
+    "three+open_two+open_two+two": 10,
+    "three+three": -14,
+    "three+three+two": 2,
+    "three+three+open_two": -11,
+    "open_three": 19,
+    "open_three+two": 38,
+    "open_three+two+two": 25,
+    "open_three+open_two": 7,
+    "open_three+open_two+two": -6,
+    "open_three+open_two+open_two": 12,
+    "open_three+three": -24,
+    "open_three+three+two": -16,
+    "open_three+three+open_two": -8,
+    "open_three+open_three": 4,
+    "four": -68,
+    "four+two": -78,
+    "four+two+two": -32,
+    "four+open_two": 15,
+    "four+open_two+two": 21,
+    "four+open_two+open_two": 25,
+    "four+three": -45,
+    "four+three+two": 41,
+    "four+three+open_two": 35,
+    "four+open_three": 37,
+}
+PATTERN_OPP: dict[str, int] = {
+    "two+two": 2,
+    "two+two+two": 5,
+    "open_two": -6,
+    "open_two+two": -3,
+    "open_two+two+two": 4,
+    "open_two+two+two+two": 2,
+    "open_two+open_two": 12,
+    "open_two+open_two+two": 2,
+    "open_two+open_two+two+two": -19,
+    "open_two+open_two+open_two": -15,
+    "open_two+open_two+open_two+two": 27,
+    "three": 9,
+    "three+two": 8,
+    "three+two+two": 36,
+    "three+open_two": 6,
+    "three+open_two+two+two": 2,
+    "three+open_two+open_two": -31,
+    "three+open_two+open_two+two": -24,
+    "three+three": 3,
+    "three+three+two": 28,
+    "three+three+open_two": -16,
+    "open_three": 8,
+    "open_three+two": 7,
+    "open_three+two+two": 10,
+    "open_three+open_two": -7,
+    "open_three+open_two+two": -2,
+    "open_three+open_two+open_two": 5,
+    "open_three+open_two+open_two+two": 2,
+    "open_three+three": -4,
+    "open_three+three+two": 1,
+    "open_three+three+open_two": 4,
+    "four": -32,
+    "four+two": -34,
+    "four+two+two": -2,
+    "four+open_two": -2,
+    "four+open_two+two": 13,
+    "four+open_two+open_two": 39,
+    "four+three": -1,
+    "four+three+two": 12,
+    "four+three+open_two": 5,
+    "four+open_three": 7,
+    "open_four": 7,
+    "open_four+two": -20,
+    "open_four+open_two": 48,
+    "open_four+open_two+two": -17,
+}
 
 
 @cache

@@ -25,11 +25,20 @@ first in 0.337 -> 0.349 of them, in the best three in 0.568 -> 0.640):
     sente-match --selfplay '' '' --openings openings.txt --games 600 --concurrency 2 \\
         --timeout-turn 100 --tolerance 4000 --out matches/tune-data
     python -m bot.tune matches/tune-data --policy --holdout --write
-The class and shape weights came from an earlier version's self-play (459 games at 100 ms and
-360 SPRT games at 200 ms); the pattern weights are 0.  Fits on the 600 games above improved the
-held-out cross-entropy (0.600 -> 0.565 with pattern weights, 0.581 with the colour term and
-none) but both lost their SPRTs (-50 and -97 Elo, README): outcomes of games from unbalanced
-openings at 100 ms seem too weak a label for these tables.
+The evaluation committed (EVAL_*, SHAPE_*, PATTERN_*) was fitted to 434 games of commit
+2722189 (134 of an SPRT at 200 ms on the 400 random 3-stone openings of seed 7, 300 self-play
+games at 100 ms on 600 random 4-stone openings of seed 11), 11,330 quiet positions, each
+labelled 0.3 x the game's result + 0.7 x a depth-6 search's judgement; held out, the
+cross-entropy went 0.4552 -> 0.4470, and the SPRT against the former tables gave +36 Elo
+[+7, +65] (H1, 294 games at 200 ms):
+    python -m protocol.arena.openings.generate --random 600 --stones 4 --seed 11 \\
+        --out openings-tune.txt
+    sente-match --selfplay '' '' --openings openings-tune.txt --games 300 --concurrency 1 \\
+        --timeout-turn 100 --tolerance 4000 --out tune-data
+    python -m bot.tune sprt-vct tune-data --search-depth 6 --outcome-weight 0.3 --write
+Fits to outcomes alone (600 games at 100 ms from unbalanced openings) had improved the held-out
+cross-entropy too (0.600 -> 0.565) but lost their SPRTs (-50 and -97 Elo, README): outcomes of
+such games are too weak a label on their own.
 """
 
 from __future__ import annotations

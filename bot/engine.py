@@ -11,8 +11,8 @@ from __future__ import annotations
 import dataclasses
 import threading
 import time
-from typing import Protocol
 from collections.abc import Callable, Iterable
+from typing import Protocol
 
 import psutil
 

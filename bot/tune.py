@@ -62,6 +62,8 @@ from bot.core.movepick import generate_moves
 from bot.core.searchstate import new_search_state
 from bot.core.shapes import C_FIVE, C_NONE, CLASS_NAMES, FIVE, NONE, PATTERNS, SHAPE_NAMES
 from bot.core.threats import scan_threats
+from bot.engine import Engine
+from bot.limits import Limits
 
 SCALE = 300.0  # evaluation units per unit of log-odds: keeps weights near the ordering weights
 # Penalties on the squared weights (in log-odds units): larger steadies rarely seen features
@@ -177,19 +179,15 @@ class SearchLabels:
     move after a search to ``depth`` plies (one engine, kept in step with the positions)."""
 
     def __init__(self, depth: int) -> None:
-        from bot.engine import Engine  # only this mode needs the engine
-
         self.depth = depth
         self.engine = Engine()
         self.engine.set_memory(hash_mib=SEARCH_LABEL_HASH_MIB)
 
     def label(self, board: Board) -> float:
-        from bot.limits import Limits
-
-        engine, moves = self.engine, board.moves()
-        known = engine.board.moves() if engine.board is not None else None
-        if (known is None or known != moves[: len(known)] or engine.board is None
-                or (engine.board.width, engine.board.height, engine.board.rule)
+        engine, moves, current = self.engine, board.moves(), self.engine.board
+        known = current.moves() if current is not None else []
+        if (current is None or known != moves[: len(known)]
+                or (current.width, current.height, current.rule)
                 != (board.width, board.height, board.rule)):
             engine.new_game(board.width, board.height, board.rule)
             known = []

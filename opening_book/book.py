@@ -14,7 +14,7 @@ import struct
 from pathlib import Path
 
 from bot.core.board import Board, Point
-from opening_book.keys import from_canonical, position_key
+from opening_book.keys import from_canonical
 
 MAGIC = b"SENTEBK1"
 HEADER = struct.Struct("<8sBBHI")
@@ -43,7 +43,7 @@ class Book:
     def probe(self, board: Board) -> Point | None:
         if board.rule != self.rule or board.width != self.size or board.height != self.size:
             return None
-        key, sym = position_key(board)
+        key, sym = board.canonical_key()
         index = bisect.bisect_left(self.keys, key)
         if index == len(self.keys) or self.keys[index] != key:
             return None

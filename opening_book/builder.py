@@ -22,12 +22,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from bot.core.board import Board
-from bot.core.notation import format_move
+from bot.core.notation import format_move_list
 from bot.engine import Engine
 from bot.limits import Limits
-from opening_book.positions import position_board
 from opening_book.graph import Graph, Vertex
-from opening_book.keys import from_canonical, position_key, to_canonical
+from opening_book.keys import from_canonical, to_canonical
+from opening_book.positions import position_board
 from opening_book.prover import Node, Prover, ProverLimits
 
 
@@ -65,29 +65,28 @@ class _Job:
         self.work = Work()
 
     def moves_text(self) -> str:
-        return " ".join(format_move(x, y, self.size) for x, y in self.board.moves())
+        return format_move_list(self.board.moves(), self.size)
 
     def record(self, status: str, move_cell: int | None, longest: int | None,
                threat_longest: int, children: list[tuple[int, str, int]],
-               excluded: str = "") -> int:
+               excluded: str = "") -> None:
         board = self.board
-        key, sym = position_key(board)
+        key, sym = board.canonical_key()
         move = None if move_cell is None else to_canonical(board, sym, *board.point(move_cell))
         vertex = Vertex(key, self.moves_text(), board.ply, status, move, longest,
                         threat_longest, 1, self.prover.nodes, excluded)
         self.work.records.append((vertex, children))
-        return key
 
-    def proved_records(self, node: Node) -> int:
+    def proved_records(self, node: Node) -> None:
         """Record the proved attacker node ``node`` (the board at its position) and the proved
-        vertices below it; returns its key."""
+        vertices below it."""
         if node.best is None:  # closed by the threat search here
-            cell = self.prover.first_move(node)
-            return self.record("proved", cell, node.longest, node.longest, [])
-        threat_longest, children = self._replies(node.best)
-        return self.record("proved", node.best.cell, node.longest, threat_longest, children)
+            self.record("proved", node.threat_move, node.longest, node.longest, [])
+            return
+        threat_longest, children = self.replies(node.best)
+        self.record("proved", node.best.cell, node.longest, threat_longest, children)
 
-    def _replies(self, reply_node: Node) -> tuple[int, list[tuple[int, str, int]]]:
+    def replies(self, reply_node: Node) -> tuple[int, list[tuple[int, str, int]]]:
         """Play the attacker's move ``reply_node.cell``; per defender reply, a threat win (its
         longest line) or a child vertex (proved ones recorded now, the others left open)."""
         board, attacker = self.board, self.prover.attacker
@@ -100,11 +99,10 @@ class _Job:
             board.play(*board.point(child.cell), 3 - attacker)
             if child.proved and child.children is None:
                 threat_longest = max(threat_longest, child.longest)
-            elif child.proved:
-                self.proved_records(child)
-                children.append((position_key(board)[0], self.moves_text(), board.ply))
             else:
-                children.append((position_key(board)[0], self.moves_text(), board.ply))
+                if child.proved:
+                    self.proved_records(child)
+                children.append((board.canonical_key()[0], self.moves_text(), board.ply))
             board.undo()
         board.undo()
         return threat_longest, children
@@ -115,7 +113,7 @@ def work_on(moves: str, excluded: str, settings: BuildSettings) -> Work:
     ``excluded``: the vertex's attacker moves that failed before (canonical cells)."""
     board = position_board(moves, settings.size, settings.rule)
     job = _Job(board, settings)
-    _, sym = position_key(board)
+    _, sym = board.canonical_key()
     job.prover.excluded = {board.cell(*from_canonical(board, sym, int(cell)))
                            for cell in excluded.split(",") if cell}
     root = job.prover.prove_tree(settings.budget)
@@ -130,7 +128,7 @@ def work_on(moves: str, excluded: str, settings: BuildSettings) -> Work:
     candidates.sort(key=lambda c: c.cell != preferred)  # stable: the rest stay by pn
     best: tuple[int, Node, int, list[tuple[int, str, int]]] | None = None
     for choice in candidates[: settings.alternatives]:
-        threat_longest, children = job._replies(choice)
+        threat_longest, children = job.replies(choice)
         if choice.disproved:
             excluded += f"{to_canonical(board, sym, *board.point(choice.cell))},"
             continue
@@ -213,7 +211,7 @@ def build(graph: Graph, settings: BuildSettings, root: str, runner: Runner, *,
     """Grow the graph from ``root`` (a move list, attacker to move) until it is proved, the
     time (``seconds``, 0: none) or the batches (``max_batches``, 0: none) run out."""
     board = position_board(root, settings.size, settings.rule)
-    root_key = position_key(board)[0]
+    root_key = board.canonical_key()[0]
     with graph.db:
         graph.add_open(root_key, root, board.ply)
     start = time.perf_counter()

@@ -35,6 +35,12 @@ INFINITE = 1 << 40  # a proof or disproof number that can no longer be met
 THREAT_TABLE_ENTRIES = 1 << 16  # the threat search's own memo lives in the search state
 
 
+def threat_search_state() -> SearchState:
+    """Buffers for the threat search (its memo and move lists), with the default settings."""
+    config = Config()
+    return new_search_state(THREAT_TABLE_ENTRIES, config.as_array(), config.order_values)
+
+
 @dataclass
 class Node:
     """One position of the proof tree: reached by ``cell`` from its parent."""
@@ -44,6 +50,7 @@ class Node:
     pn: int = 1
     dn: int = 1
     longest: int = 0  # when proved: stones on the board at the end of the longest line
+    threat_move: int = -1  # when proved as a leaf: the first move of that win
     children: list[Node] | None = None  # None until expanded
     best: Node | None = field(default=None, repr=False)  # the proved attacker move
 
@@ -89,9 +96,7 @@ class Prover:
     def __init__(self, board: Board, limits: ProverLimits | None = None) -> None:
         self.board = board
         self.limits = limits or ProverLimits()
-        config = Config()
-        self.search: SearchState = new_search_state(THREAT_TABLE_ENTRIES, config.as_array(),
-                                                    config.order_values)
+        self.search = threat_search_state()
         self.nodes = 0  # tree nodes and threat-search nodes: the work done
         self.tree_nodes = 0  # tree nodes alone: what ProverLimits.max_nodes bounds
         self.budget = 0
@@ -111,21 +116,24 @@ class Prover:
         own_five, opp_fives, _, own_win_four, _ = scan_threats(st, self.attacker)
         if own_five >= 0:
             node.prove(stones + 1)
+            node.threat_move = own_five
             return
         if opp_fives >= 2:
             node.disprove()
             return
         if opp_fives == 0 and own_win_four >= 0 and stones + 3 <= self.budget:
             node.prove(stones + 3)
+            node.threat_move = own_win_four
             return
         threats = (self.budget - stones - 1) // 2  # attacker moves before the five
         if threats <= 0:
             node.disprove()
             return
-        plies, _ = vct(st, self.search, self.attacker, threats, self.limits.threat_nodes)
+        plies, cell = vct(st, self.search, self.attacker, threats, self.limits.threat_nodes)
         self.nodes += int(self.search.ctrl[C_TSS_NODES])
         if 0 < plies and stones + plies <= self.budget:
             node.prove(stones + plies)
+            node.threat_move = cell
 
     def _close_defender_node(self, node: Node) -> None:
         stones, st = self._stones(), self.board.state
@@ -143,29 +151,23 @@ class Prover:
     def expand(self, node: Node) -> None:
         """Create ``node``'s children (the board at its position), each closed where a leaf
         test can, and update its numbers."""
-        board, st = self.board, self.board.state
-        if node.attacker_to_move:
-            _, opp_fives, opp_five, _, _ = scan_threats(st, self.attacker)
-            if opp_fives == 1:
-                cells = [opp_five] if board.is_legal(*board.point(opp_five), self.attacker) else []
-            elif board.ply == 0:  # the empty board: the centre (no stone to play near)
-                cells = [board.cell(board.width // 2, board.height // 2)]
-            else:
-                cells = self._ordered_moves(self.attacker)
-                if node.cell < 0:  # the root
-                    cells = [cell for cell in cells if cell not in self.excluded]
-                if self.limits.attacker_width:
-                    cells = cells[: self.limits.attacker_width]
-        else:
-            defender = 3 - self.attacker
-            _, opp_fives, opp_five, _, _ = scan_threats(st, defender)
-            if opp_fives == 1:
-                cells = [opp_five] if board.is_legal(*board.point(opp_five), defender) else []
-            else:
-                cells = [board.cell(x, y) for x, y in board.empty_points()
-                         if board.is_legal(x, y, defender)]
-        node.children = []
+        board = self.board
         colour = self.attacker if node.attacker_to_move else 3 - self.attacker
+        _, opp_fives, opp_five, _, _ = scan_threats(board.state, colour)
+        if opp_fives == 1:  # the five must be blocked
+            cells = [opp_five] if board.is_legal(*board.point(opp_five), colour) else []
+        elif not node.attacker_to_move:  # every reply
+            cells = [board.cell(x, y) for x, y in board.empty_points()
+                     if board.is_legal(x, y, colour)]
+        elif board.ply == 0:  # the empty board: the centre (no stone to play near)
+            cells = [board.cell(board.width // 2, board.height // 2)]
+        else:
+            cells = self._ordered_moves(colour)
+            if node.cell < 0:  # the root
+                cells = [cell for cell in cells if cell not in self.excluded]
+            if self.limits.attacker_width:
+                cells = cells[: self.limits.attacker_width]
+        node.children = []
         for cell in cells:
             child = Node(cell, not node.attacker_to_move)
             board.play(*board.point(cell), colour)
@@ -254,17 +256,8 @@ class Prover:
                 self._update(ancestor)
         return root
 
-    def first_move(self, node: Node) -> int:
-        """The winning move of a proved attacker node (the board at its position): its proved
-        child, or the threat search's first move when the node was closed as a leaf."""
-        if node.best is not None:
-            return node.best.cell
-        st, attacker = self.board.state, self.attacker
-        own_five, _, _, own_win_four, _ = scan_threats(st, attacker)
-        if own_five >= 0:
-            return own_five
-        threats = (self.budget - self._stones() - 1) // 2
-        plies, cell = vct(st, self.search, attacker, threats, self.limits.threat_nodes)
-        if plies > 0:
-            return cell
-        return own_win_four
+    @staticmethod
+    def first_move(node: Node) -> int:
+        """The winning move of a proved attacker node: its proved child, or the first move of
+        the win that closed it as a leaf."""
+        return node.best.cell if node.best is not None else node.threat_move

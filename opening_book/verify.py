@@ -14,17 +14,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from bot.config import Config
 from bot.core.board import Board
-from bot.core.notation import format_move
-from bot.core.searchstate import new_search_state
+from bot.core.notation import format_move, format_move_list
 from bot.core.threats import scan_threats, vct
 from opening_book.graph import Graph
-from opening_book.keys import from_canonical, position_key
+from opening_book.keys import from_canonical
 from opening_book.positions import position_board
-
-THREAT_TABLE_ENTRIES = 1 << 16
-
+from opening_book.prover import threat_search_state
 
 @dataclass
 class Verdict:
@@ -45,9 +41,7 @@ class Verifier:
         self.budget = int(graph.setting("budget"))
         self.threat_nodes = threat_nodes
         self.progress = progress
-        config = Config()
-        self.search = new_search_state(THREAT_TABLE_ENTRIES, config.as_array(),
-                                       config.order_values)
+        self.search = threat_search_state()
         self.verdict = Verdict()
         self._memo: dict[int, int | None] = {}
 
@@ -59,17 +53,14 @@ class Verifier:
             self.verdict.longest = longest
         return self.verdict
 
-    def _moves(self, board: Board) -> str:
-        return " ".join(format_move(x, y, self.size) for x, y in board.moves())
-
     def _hole(self, board: Board, why: str) -> None:
-        self.verdict.holes.append(f"{self._moves(board)}: {why}")
+        self.verdict.holes.append(f"{format_move_list(board.moves(), self.size)}: {why}")
 
     def _attacker(self, board: Board) -> int | None:
         """Longest line from this attacker position, or None (a hole was recorded)."""
         if self.max_holes and len(self.verdict.holes) >= self.max_holes:
             return None
-        key, sym = position_key(board)
+        key, sym = board.canonical_key()
         if key in self._memo:
             return self._memo[key]
         self._memo[key] = None  # a position that recurs in its own line is no proof

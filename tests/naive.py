@@ -257,7 +257,7 @@ def image(sym: int, x: int, y: int, w: int, h: int) -> tuple[int, int]:
     ][sym]
 
 
-def hashes(pos: Position, values: list[list[int]]) -> list[int]:
+def hashes(pos: Position, values: tuple[tuple[int, ...], ...]) -> list[int]:
     """Zobrist key of each symmetric image, XOR over the stones, from scratch."""
     count = 8 if pos.width == pos.height else 4
     keys = []

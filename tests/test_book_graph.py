@@ -15,6 +15,7 @@ from bot.limits import Limits
 from opening_book import builder
 from opening_book.book import Book
 from opening_book.graph import Graph, export, signed
+from opening_book.keys import from_canonical, to_canonical
 from opening_book.positions import position_board
 from opening_book.prover import ProverLimits
 from opening_book.verify import verify
@@ -133,3 +134,12 @@ def test_a_subtree_built_apart_is_merged_in(graph_path: Path, tmp_path: Path) ->
     assert main.counts() == Graph(graph_path).counts()
     assert verify(main, threat_nodes=VERIFY_NODES).holes == []
     assert main.merge(Graph(graph_path)) == 0  # nothing new the second time
+
+
+def test_moves_map_to_the_canonical_frame_and_back() -> None:
+    for width, height, symmetries in ((15, 15, 8), (12, 17, 4)):
+        board = Board(width, height, 1)
+        for sym in range(symmetries):
+            for x in range(width):
+                for y in range(height):
+                    assert from_canonical(board, sym, to_canonical(board, sym, x, y)) == (x, y)

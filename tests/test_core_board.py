@@ -37,8 +37,8 @@ def test_shipped_zobrist_values_are_the_seeded_draw() -> None:
     rng = np.random.Generator(np.random.PCG64(state.ZOBRIST_SEED))
     drawn = rng.integers(0, 2**64, size=(3, state.ZOBRIST_SIDE ** 2), dtype=np.uint64)
     values = state.zobrist_values()
-    assert values[0] == [0] * state.ZOBRIST_SIDE ** 2
-    assert values[1:] == drawn[1:].tolist()
+    assert list(values[0]) == [0] * state.ZOBRIST_SIDE ** 2
+    assert [list(row) for row in values[1:]] == drawn[1:].tolist()
     assert len(set(values[1] + values[2])) == 2 * state.ZOBRIST_SIDE ** 2
 
 

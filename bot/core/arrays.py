@@ -61,13 +61,6 @@ class Buffer:
         self._view = (self._bytes.cast(code, shape)  # type: ignore[call-overload]
                       if self.nbytes else self._bytes)
 
-    @property
-    def ndim(self) -> int:
-        return len(self.shape)
-
-    def __len__(self) -> int:
-        return self.shape[0]
-
     def __getitem__(self, index: int | tuple[int, ...]) -> int:
         return cast(int, self._view[index])
 
@@ -145,7 +138,7 @@ def copy_into(array: Any, source: Any) -> None:
 def count_equal(array: Any, value: int) -> int:
     """How many elements of a 1-D array equal ``value``."""
     if isinstance(array, Buffer):
-        return cast(int, array._view.tolist().count(value))
+        return int(array.tolist().count(value))
     return int((array == value).sum())
 
 

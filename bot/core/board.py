@@ -6,9 +6,8 @@ leaves the state unchanged on bad input; only then does it call the private kern
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-
 import numbers
+from collections.abc import Iterable, Iterator
 
 from bot.core import arrays, evaluate, moves, shapes
 from bot.core.jit import np

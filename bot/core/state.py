@@ -9,6 +9,7 @@ directions from a playing cell never leaves the array.  Cell ``(x, y)`` has inde
 
 from __future__ import annotations
 
+from functools import cache
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -106,12 +107,13 @@ def class_table() -> np.ndarray:
     return _class_table[0]
 
 
-def zobrist_values() -> list[list[int]]:
+@cache
+def zobrist_values() -> tuple[tuple[int, ...], ...]:
     """[3][32 * 32]: fixed random values per colour (row 1 BLACK, row 2 WHITE) and cell; row 0
-    (EMPTY) is zeros."""
+    (EMPTY) is zeros.  Read once per process."""
     cells = ZOBRIST_SIDE * ZOBRIST_SIDE
-    values = memoryview(ZOBRIST_FILE.read_bytes()).cast("Q").tolist()
-    return [[0] * cells, values[:cells], values[cells:]]
+    values = tuple(memoryview(ZOBRIST_FILE.read_bytes()).cast("Q").tolist())
+    return (0,) * cells, values[:cells], values[cells:]
 
 
 def symmetry_image(sym: int, x: int, y: int, width: int, height: int) -> tuple[int, int]:

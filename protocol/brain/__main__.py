@@ -15,8 +15,9 @@ if TYPE_CHECKING:
     from bot.config import Config
 
 
-def parse_config(argv: list[str]) -> Config:
-    """``--param KEY=VALUE`` options (used by sente-match --selfplay) over the defaults."""
+def parse_arguments(argv: list[str]) -> tuple[Config, str | None]:
+    """``--param KEY=VALUE`` options (used by sente-match --selfplay) over the defaults, and the
+    benchmark ``--bench`` asks for (None: run the brain)."""
     import argparse
     import dataclasses
 
@@ -29,10 +30,6 @@ def parse_config(argv: list[str]) -> Config:
                         help="run a benchmark (bot.bench) instead of the brain: the frozen "
                              "executable's own figures")
     args = parser.parse_args(argv)
-    if args.bench:
-        from bot import bench
-
-        sys.exit(bench.main([args.bench]))
     fields = {f.name: f for f in dataclasses.fields(Config) if f.type in ("int", "bool")}
     values: dict[str, int | bool] = {}
     for item in args.param:
@@ -44,7 +41,7 @@ def parse_config(argv: list[str]) -> Config:
                            else int(value))
         except ValueError:
             parser.error(f"parameter {key} needs a whole number, got {value!r}")
-    return Config(**values)  # type: ignore[arg-type]
+    return Config(**values), args.bench  # type: ignore[arg-type]
 
 
 def _process_start(process: psutil.Process) -> float:
@@ -66,7 +63,11 @@ def main() -> None:
     import psutil
 
     process_start = _process_start(psutil.Process())  # Gomocup's clock starts there
-    config = parse_config(sys.argv[1:])
+    config, benchmark = parse_arguments(sys.argv[1:])
+    if benchmark is not None:  # the frozen executable's own figures
+        from bot import bench
+
+        sys.exit(bench.main([benchmark]))
 
     def send(line: str) -> None:
         sys.stdout.write(line + "\n")

@@ -209,7 +209,8 @@ def build(graph: Graph, settings: BuildSettings, root: str, runner: Runner, *,
           seconds: float = 0.0, batch: int = 8, max_batches: int = 0,
           progress: Callable[[dict[str, int], float], None] | None = None) -> dict[str, int]:
     """Grow the graph from ``root`` (a move list, attacker to move) until it is proved, the
-    time (``seconds``, 0: none) or the batches (``max_batches``, 0: none) run out."""
+    time (``seconds``, 0: none) or the batches (``max_batches``, 0: none) run out; one branch
+    (the defender's reply to the root's move) at a time, the smallest first."""
     board = position_board(root, settings.size, settings.rule)
     root_key = board.canonical_key()[0]
     with graph.db:
@@ -217,7 +218,7 @@ def build(graph: Graph, settings: BuildSettings, root: str, runner: Runner, *,
     start = time.perf_counter()
     batches = 0
     while True:
-        pending = graph.open_vertices(batch)
+        pending = graph.open_vertices(batch, branch_moves=board.ply + 2)
         if not pending:
             break
         works = runner([(v.moves, v.excluded) for v in pending], settings)

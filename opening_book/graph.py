@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import sqlite3
 import struct
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -110,12 +111,23 @@ class Graph:
         for row in self.db.execute(query, (status,) if status else ()):
             yield _vertex(row)
 
-    def open_vertices(self, limit: int) -> list[Vertex]:
-        """Open vertices, most stones first: one line is followed down until it is proved or
-        fails, so proofs (and failures, which send the parent to another move) come early."""
-        rows = self.db.execute("SELECT * FROM vertex WHERE status = 'open' "
-                               "ORDER BY stones DESC, attempts LIMIT ?", (limit,)).fetchall()
-        return [_vertex(row) for row in rows]
+    def open_vertices(self, limit: int, branch_moves: int = 0) -> list[Vertex]:
+        """Open vertices to work on next.  A *branch* is the set of lines that share their first
+        ``branch_moves`` moves (from the empty board: 2, one branch per reply to the first
+        move); the branch with the fewest open vertices comes first, so branches are finished
+        one by one, and in it the most stones first: one line is followed down until it is
+        proved or fails, so proofs (and failures, which send the parent to another move) come
+        early.  ``branch_moves`` 0: the whole graph is one branch."""
+        rows = [_vertex(row) for row in self.db.execute(
+            "SELECT * FROM vertex WHERE status = 'open' ORDER BY stones DESC, attempts, key")]
+        if not branch_moves:
+            return rows[:limit]
+
+        def branch(vertex: Vertex) -> str:
+            return " ".join(vertex.moves.split()[:branch_moves])
+        sizes = Counter(branch(vertex) for vertex in rows)
+        rows.sort(key=lambda vertex: (sizes[branch(vertex)], branch(vertex)))  # stable
+        return rows[:limit]
 
     def children(self, key: int) -> list[int]:
         rows = self.db.execute("SELECT child FROM reply WHERE parent = ?", (signed(key),))

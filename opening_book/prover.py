@@ -11,9 +11,13 @@ the budget is spent).  Proof and disproof numbers steer the search to the most-p
 Leaves are closed without expanding them: at an attacker node, a five, an open four, or a win by
 continuous threats (``vct``) within the budget proves it; at a defender node, a five of its own
 disproves it and two fives of the attacker prove it.  A defender node is expanded over *every*
-empty cell, each child first tried by the attacker's threat search: the replies that do not stop
-the attacker's threats are proved at once, and only the others become open nodes (the seed's
-"skip", made exact: no reply is assumed refuted, each is refuted by a search).  An attacker node
+empty cell, after the seed's "skip": the defender passes and the attacker's threat search runs
+once.  If the attacker has no win even then, no reply can lose to threats either (a stone never
+hurts its owner under rules 0 and 1), so the replies are created unexamined, at the cost of one
+search instead of one per cell, and each is tried only if the proof search comes back to it.  If
+the attacker wins after the pass, each reply is tried by the threat search at once: those that
+do not stop the attacker's threats are proved, the others become open nodes (the skip made exact:
+no reply is assumed refuted, each is refuted by a search).  An attacker node
 is expanded over its candidate moves (empty cells within two of a stone), best-ordered, all of
 them or the ``attacker_width`` best.  So a proof is a proof; "no win found" says only that none
 was found within the limits (the node budget, the attacker width, the threat search's limits).
@@ -51,6 +55,7 @@ class Node:
     dn: int = 1
     longest: int = 0  # when proved: stones on the board at the end of the longest line
     threat_move: int = -1  # when proved as a leaf: the first move of that win
+    examined: bool = True  # False: created after a failed skip, its leaf tests not yet run
     children: list[Node] | None = None  # None until expanded
     best: Node | None = field(default=None, repr=False)  # the proved attacker move
 
@@ -84,10 +89,15 @@ class Proof:
 class ProverLimits:
     """How hard the prover tries before it answers 'no win found'."""
 
-    max_nodes: int = 20_000  # tree nodes: more finds deeper wins, costs memory and time
+    # Tree nodes: more finds deeper wins, costs time and memory (a node is about 200 bytes).
+    max_nodes: int = 200_000
     threat_nodes: int = 2_000  # per threat search at a leaf: larger closes more leaves early
     attacker_width: int = 0  # attacker moves tried per node, best first (0: every candidate)
     max_seconds: float = 0.0  # wall-clock limit (0: none)
+    # The defender's pass tried before its replies (see the module docstring): the same wins
+    # for one threat search instead of one per cell wherever the pass does not lose.  Off only
+    # to compare.
+    skip: bool = True
 
 
 class Prover:
@@ -135,6 +145,18 @@ class Prover:
             node.prove(stones + plies)
             node.threat_move = cell
 
+    def _attacker_wins_after_pass(self) -> bool:
+        """The skip: the defender (to move) passes; does the attacker win by threats within
+        the budget, counting the stone the defender's real reply will add?"""
+        stones = self._stones() + 1
+        threats = (self.budget - stones - 1) // 2
+        if threats <= 0:
+            return False
+        plies, _ = vct(self.board.state, self.search, self.attacker, threats,
+                       self.limits.threat_nodes)
+        self.nodes += int(self.search.ctrl[C_TSS_NODES])
+        return 0 < plies and stones + plies <= self.budget
+
     def _close_defender_node(self, node: Node) -> None:
         stones, st = self._stones(), self.board.state
         defender = 3 - self.attacker
@@ -152,6 +174,11 @@ class Prover:
         """Create ``node``'s children (the board at its position), each closed where a leaf
         test can, and update its numbers."""
         board = self.board
+        if not node.examined:  # its leaf tests first: they may close it without children
+            node.examined = True
+            self._close_attacker_node(node)
+            if node.proved or node.disproved:
+                return
         colour = self.attacker if node.attacker_to_move else 3 - self.attacker
         _, opp_fives, opp_five, _, _ = scan_threats(board.state, colour)
         if opp_fives == 1:  # the five must be blocked
@@ -168,11 +195,16 @@ class Prover:
             if self.limits.attacker_width:
                 cells = cells[: self.limits.attacker_width]
         node.children = []
+        examine = (node.attacker_to_move or opp_fives == 1 or not self.limits.skip
+                   or self._attacker_wins_after_pass())
         for cell in cells:
-            child = Node(cell, not node.attacker_to_move)
-            board.play(*board.point(cell), colour)
+            child = Node(cell, not node.attacker_to_move, examined=examine)
             self.nodes += 1
             self.tree_nodes += 1
+            if not examine:
+                node.children.append(child)
+                continue
+            board.play(*board.point(cell), colour)
             if child.attacker_to_move:
                 self._close_attacker_node(child)
             else:

@@ -138,3 +138,38 @@ def test_the_command_line_reads_a_file_and_sets_its_exit_status(tmp_path) -> Non
     refused = subprocess.run([sys.executable, "-m", "opening_book.cli", "prove", str(source)],
                              capture_output=True, text=True, timeout=300)
     assert refused.returncode == 1 and "line 1" in refused.stdout
+
+
+@pytest.mark.parametrize("rule", [0, 1])
+def test_the_skip_finds_the_same_wins(rule: int) -> None:
+    """Budget: the attacker's next three moves, so proofs need defender nodes the threat
+    search cannot close at once (where the skip defers the replies): with and without the
+    skip the prover must prove the same positions."""
+    rng = random.Random(rule + 5)
+    verdicts = []
+    while len(verdicts) < scaled(8):
+        board = random_position(rng, 9, rule)
+        if board is None:
+            continue
+        budget = board.ply + 5
+        proofs = [Prover(board, ProverLimits(max_nodes=200_000, threat_nodes=2_000, skip=skip)
+                         ).prove(budget) for skip in (True, False)]
+        assert proofs[0].won == proofs[1].won, (rule, board.moves())
+        assert proofs[0].longest <= budget
+        verdicts.append(proofs[0].won)
+    assert 0 < sum(verdicts) < len(verdicts)
+
+
+def test_the_skip_defers_the_replies_where_the_pass_does_not_lose() -> None:
+    """Early in a game the attacker has no win by threats even after a pass: the same tree
+    (the limit is in tree nodes) for a fraction of the threat-search nodes."""
+    board = Board(15, 15, 1)
+    for x, y in [(7, 7), (7, 8), (7, 5), (6, 9), (6, 4), (13, 6)]:  # h8 h9 h6 g10 g5 n7
+        board.play(x, y, board.side_to_move())
+    work = {}
+    for skip in (True, False):
+        prover = Prover(board, ProverLimits(max_nodes=6_000, threat_nodes=200, skip=skip))
+        root = prover.prove_tree(35)
+        assert not root.proved and prover.tree_nodes >= 6_000
+        work[skip] = prover.nodes
+    assert 4 * work[True] < work[False]

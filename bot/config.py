@@ -255,6 +255,16 @@ class Config:
     # depth only if it beats the bound.  Smaller reaches deeper and misses more quiet moves;
     # 0 turns reductions off.
     lmr_moves: int = 3
+    # Move-count pruning: once a move that does not lose is in hand, a node with d plies left
+    # searches only its first move_count + d^1.32 moves, and after them only threes and fours
+    # (either side's).  Smaller reaches deeper and misses more quiet moves; 0 searches every
+    # move (up to branch).
+    move_count: int = 0
+    # Reverse futility: with at most futility_depth plies left and no threat to answer, a node
+    # whose static score beats beta by futility_margin per ply is cut at once.  A smaller
+    # margin or a larger depth cuts more, and trusts the static score more; margin 0: off.
+    futility_margin: int = 0
+    futility_depth: int = 3
     # Nodes one leaf VCF may spend before it gives up (0: no limit): smaller keeps positions
     # full of fours from eating the search, and misses long VCFs there.
     leaf_vcf_nodes: int = 200
@@ -319,4 +329,7 @@ class Config:
         array[slots.P_LMR_MOVES] = self.lmr_moves
         array[slots.P_LEAF_VCF_NODES] = self.leaf_vcf_nodes
         array[slots.P_THREE_EXTENSION] = int(self.three_extension)
+        array[slots.P_MOVE_COUNT] = self.move_count
+        array[slots.P_FUTILITY_MARGIN] = self.futility_margin
+        array[slots.P_FUTILITY_DEPTH] = self.futility_depth
         return array

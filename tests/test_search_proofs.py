@@ -173,3 +173,28 @@ def test_late_move_reductions_search_fewer_nodes_and_keep_every_proof() -> None:
         if results["exact"].score > MATE_BOUND:
             assert results["reduced"].score > MATE_BOUND, stones
     assert nodes["reduced"] < 0.8 * nodes["exact"], nodes
+
+
+@pytest.mark.parametrize("pruning", [{"move_count": 2}, {"futility_margin": 100}])
+def test_each_pruning_rule_searches_fewer_nodes_and_never_claims_a_loss_alone(
+        pruning: dict[str, int]) -> None:
+    """Move-count pruning and reverse futility: the same depth costs fewer nodes; a win the
+    exact search proves on these seeded positions is still proven, and a loss is claimed only
+    where the exact search proves it too (neither rule may make a proof of its own)."""
+    rng = random.Random(8)
+    exact, pruned = Engine(EXACT), Engine(replace(EXACT, **pruning))
+    limits = Limits(timeout_turn_ms=600_000, max_depth=4)
+    nodes = {"exact": 0, "pruned": 0}
+    for _ in range(scaled(12)):
+        stones = random_position(rng, rng.randint(6, 14))
+        results = {}
+        for name, engine in (("exact", exact), ("pruned", pruned)):
+            engine.new_game(15, 15, 0)
+            engine.setup(stones)
+            results[name] = engine.think(limits)
+            nodes[name] += results[name].nodes
+        if results["exact"].score > MATE_BOUND:
+            assert results["pruned"].score > MATE_BOUND, stones
+        if results["pruned"].score < -MATE_BOUND:
+            assert results["exact"].score < -MATE_BOUND, stones
+    assert nodes["pruned"] < 0.8 * nodes["exact"], nodes

@@ -10,7 +10,8 @@ from bot.core.movepick import generate_moves, select_move
 from bot.core.score import INFINITY, MATE, MATE_BOUND
 from bot.core.searchstate import (
     C_BEST, C_GENERATION, C_NODE_LIMIT, C_NODES, C_SELDEPTH, C_STOP, MAX_PLY, P_BRANCH,
-    P_HISTORY, P_KILLERS, P_LEAF_VCF, P_LEAF_VCF_NODES, P_LMR_MOVES, P_THREE_EXTENSION,
+    P_FUTILITY_DEPTH, P_FUTILITY_MARGIN, P_HISTORY, P_KILLERS, P_LEAF_VCF, P_LEAF_VCF_NODES,
+    P_LMR_MOVES, P_MOVE_COUNT, P_THREE_EXTENSION,
     P_VCF_DEPTH, SearchState,
 )
 from bot.core.shapes import C_OPEN_THREE
@@ -36,9 +37,10 @@ def alphabeta(st: BoardState, ss: SearchState, depth: int, beta: int, ply: int,
     ctrl[C_BEST].  Forced blocks of a five are searched without using up depth.
 
     A score beyond ``±MATE_BOUND`` is a proof: a loss is only claimed where every move was
-    searched (a forced block, or a move list the branching cap did not cut).  Where the cap
-    cut the list, the moves left out count as one more move worth ``-MATE_BOUND``, so such a
-    node scores at least that: a likely loss, never a proven one."""
+    searched (a forced block, or a move list the branching cap did not cut; move-count pruning
+    waits for a move that does not lose, reverse futility never runs on mate bounds).  Where
+    the cap cut the list, the moves left out count as one more move worth ``-MATE_BOUND``, so
+    such a node scores at least that: a likely loss, never a proven one."""
     ctrl = ss.ctrl
     ctrl[C_NODES] += 1
     if ply > ctrl[C_SELDEPTH]:
@@ -82,6 +84,13 @@ def alphabeta(st: BoardState, ss: SearchState, depth: int, beta: int, ply: int,
                 return MATE - ply - plies
         return static
 
+    margin = ss.config[P_FUTILITY_MARGIN]
+    if (margin > 0 and ply > 0 and depth <= ss.config[P_FUTILITY_DEPTH] and not forced
+            and not opp_three and -MATE_BOUND < beta < MATE_BOUND):
+        static = evaluate(st, colour)
+        if static - margin * depth >= beta:
+            return static
+
     if forced:
         ss.moves[ply, 0] = opp_five
         generated = 1
@@ -90,6 +99,9 @@ def alphabeta(st: BoardState, ss: SearchState, depth: int, beta: int, ply: int,
     if generated == 0:
         return 0
     count = min(generated, ss.config[P_BRANCH])
+    # move-count pruning: quiet moves after the first few, once one move does not lose
+    pruning = ss.config[P_MOVE_COUNT] > 0 and not forced and not opp_three and ply > 0
+    kept = ss.config[P_MOVE_COUNT] + int(depth ** 1.32) if pruning else count
     # (a root cut down to the defences of a threat is complete: every move left out loses to
     # a VCF, see threats.threat_defences)
     complete = count == generated
@@ -104,9 +116,12 @@ def alphabeta(st: BoardState, ss: SearchState, depth: int, beta: int, ply: int,
     reducible = lmr_moves > 0 and not forced and not opp_three and depth >= 2
     for i in range(count):
         cell = first if i == 0 else select_move(ss.moves, ss.scores, ply, i, generated)
+        quiet = (st.classes[colour - 1, cell] < C_OPEN_THREE
+                 and st.classes[2 - colour, cell] < C_OPEN_THREE)
+        if i >= kept and quiet and best > -MATE_BOUND:
+            continue
         reduction = 0
-        if (reducible and i >= lmr_moves and st.classes[colour - 1, cell] < C_OPEN_THREE
-                and st.classes[2 - colour, cell] < C_OPEN_THREE):
+        if reducible and i >= lmr_moves and quiet:
             reduction = 2 if i >= 3 * lmr_moves and depth >= 4 else 1
         make(st, cell, colour)
         value = -alphabeta(st, ss, next_depth - reduction, 1 - beta, ply + 1, 3 - colour)

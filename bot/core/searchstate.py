@@ -36,7 +36,10 @@ P_KILLERS = P_HISTORY + 1  # 1: ... and the two latest moves that cut off at the
 P_LMR_MOVES = P_KILLERS + 1  # moves searched at full depth before late quiet ones are reduced
 P_LEAF_VCF_NODES = P_LMR_MOVES + 1  # node budget of one leaf VCF (0: none)
 P_THREE_EXTENSION = P_LEAF_VCF_NODES + 1  # 1: answering an open three costs no depth
-CONFIG_SLOTS = P_THREE_EXTENSION + 1
+P_MOVE_COUNT = P_THREE_EXTENSION + 1  # move-count pruning: the base of the moves kept (0: off)
+P_FUTILITY_MARGIN = P_MOVE_COUNT + 1  # reverse futility: margin per ply of depth (0: off)
+P_FUTILITY_DEPTH = P_FUTILITY_MARGIN + 1  # ... up to this depth
+CONFIG_SLOTS = P_FUTILITY_DEPTH + 1
 
 
 class SearchState(NamedTuple):

@@ -162,9 +162,12 @@ def _engine_move(board: Board, settings: BuildSettings) -> int:
     return board.cell(x, y)
 
 
-def write(graph: Graph, works: Iterable[Work], attempts: dict[int, int], root: int) -> None:
-    """Write the jobs' records in one transaction (``root``: the graph's root key)."""
+def write(graph: Graph, works: Iterable[Work], attempts: dict[int, int], root: int,
+          core_seconds: float = 0.0) -> None:
+    """Write the jobs' records in one transaction (``root``: the graph's root key), with the
+    computation they cost."""
     with graph.db:
+        graph.add_core_seconds(core_seconds)
         for work in works:
             for vertex, children in work.records:
                 vertex.attempts = attempts.get(vertex.key, 0) + 1
@@ -206,11 +209,12 @@ def dask_runner(scheduler: str | None, workers: int) -> tuple[Runner, Callable[[
 
 
 def build(graph: Graph, settings: BuildSettings, root: str, runner: Runner, *,
-          seconds: float = 0.0, batch: int = 8, max_batches: int = 0,
+          seconds: float = 0.0, batch: int = 8, max_batches: int = 0, cores: int = 1,
           progress: Callable[[dict[str, int], float], None] | None = None) -> dict[str, int]:
     """Grow the graph from ``root`` (a move list, attacker to move) until it is proved, the
     time (``seconds``, 0: none) or the batches (``max_batches``, 0: none) run out; one branch
-    (the defender's reply to the root's move) at a time, the smallest first."""
+    (the defender's reply to the root's move) at a time, the smallest first.  ``cores``: the
+    worker processes, for the computation recorded with each batch."""
     board = position_board(root, settings.size, settings.rule)
     root_key = board.canonical_key()[0]
     with graph.db:
@@ -221,8 +225,10 @@ def build(graph: Graph, settings: BuildSettings, root: str, runner: Runner, *,
         pending = graph.open_vertices(batch, branch_moves=board.ply + 2)
         if not pending:
             break
+        batch_start = time.perf_counter()
         works = runner([(v.moves, v.excluded) for v in pending], settings)
-        write(graph, works, {v.key: v.attempts for v in pending}, root_key)
+        write(graph, works, {v.key: v.attempts for v in pending}, root_key,
+              (time.perf_counter() - batch_start) * cores)
         batches += 1
         if progress is not None:
             progress(graph.counts(), time.perf_counter() - start)

@@ -55,7 +55,8 @@ def build(db: Path, args: argparse.Namespace, limits: ProverLimits) -> int:
 
     try:
         counts = builder.build(graph, settings, args.root, runner, seconds=args.minutes * 60,
-                               batch=args.batch, max_batches=args.batches, progress=progress)
+                               batch=args.batch, max_batches=args.batches, progress=progress,
+                               cores=max(1, args.workers))
     except KeyboardInterrupt:
         counts = graph.counts()  # the batch in flight is lost, every earlier one is written
     finally:
@@ -128,10 +129,15 @@ def stats(db: Path) -> int:
         proved = [v for v in replies if v is not None and v.status == "proved"]
         print(f"the defender's replies to the root's move: {len(proved)} of {len(replies)} "
               "proved (after symmetry)")
+        branches = graph.open_by_branch(root.stones + 2)
+        if branches:
+            line, count = min(branches.items(), key=lambda item: (item[1], item[0]))
+            print(f"the smallest unfinished reply: {line}, {count} open vertices")
     row = graph.db.execute("SELECT MAX(longest), SUM(proof_nodes) FROM vertex "
                            "WHERE status = 'proved'").fetchone()
     print(f"longest proved line: {row[0] or 0} stones; proof nodes spent on proved vertices: "
           f"{row[1] or 0}")
+    print(f"computation: {graph.core_seconds() / 3600:.1f} core-hours (wall time x workers)")
     graph.close()
     return 0
 

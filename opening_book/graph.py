@@ -101,6 +101,15 @@ class Graph:
             raise KeyError(f"{self.path} has no setting {name!r}")
         return str(row[0])
 
+    def core_seconds(self) -> float:
+        """Computation spent building the graph: wall-clock seconds times worker processes."""
+        row = self.db.execute("SELECT value FROM meta WHERE name = 'core_seconds'").fetchone()
+        return float(row[0]) if row else 0.0
+
+    def add_core_seconds(self, seconds: float) -> None:
+        self.db.execute("INSERT OR REPLACE INTO meta VALUES ('core_seconds', ?)",
+                        (f"{self.core_seconds() + seconds:.0f}",))
+
     # --- reading ---------------------------------------------------------------------------
     def vertex(self, key: int) -> Vertex | None:
         row = self.db.execute("SELECT * FROM vertex WHERE key = ?", (signed(key),)).fetchone()
@@ -122,12 +131,14 @@ class Graph:
             "SELECT * FROM vertex WHERE status = 'open' ORDER BY stones DESC, attempts, key")]
         if not branch_moves:
             return rows[:limit]
-
-        def branch(vertex: Vertex) -> str:
-            return " ".join(vertex.moves.split()[:branch_moves])
-        sizes = Counter(branch(vertex) for vertex in rows)
-        rows.sort(key=lambda vertex: (sizes[branch(vertex)], branch(vertex)))  # stable
+        sizes = Counter(branch(vertex, branch_moves) for vertex in rows)
+        rows.sort(key=lambda vertex: (sizes[branch(vertex, branch_moves)],
+                                      branch(vertex, branch_moves)))  # stable
         return rows[:limit]
+
+    def open_by_branch(self, branch_moves: int) -> Counter[str]:
+        """Open vertices per branch (see ``open_vertices``)."""
+        return Counter(branch(vertex, branch_moves) for vertex in self.vertices("open"))
 
     def children(self, key: int) -> list[int]:
         rows = self.db.execute("SELECT child FROM reply WHERE parent = ?", (signed(key),))
@@ -233,6 +244,11 @@ class Graph:
                 taken += 1
             self.propagate()
         return taken
+
+
+def branch(vertex: Vertex, branch_moves: int) -> str:
+    """The first ``branch_moves`` moves of the vertex's line."""
+    return " ".join(vertex.moves.split()[:branch_moves])
 
 
 def _vertex(row: tuple[int, str, int, str, int | None, int | None, int, int, int, str]

@@ -54,6 +54,7 @@ def test_the_built_graph_is_proved_and_verified(graph_path: Path) -> None:
     verdict = verify(graph, threat_nodes=VERIFY_NODES)
     assert verdict.holes == [] and verdict.vertices >= 6 and verdict.checked > 1000
     assert verdict.longest <= SETTINGS.budget
+    assert graph.core_seconds() > 0  # each batch records what it cost
     graph.close()
 
 

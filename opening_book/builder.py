@@ -213,7 +213,7 @@ def build(graph: Graph, settings: BuildSettings, root: str, runner: Runner, *,
           progress: Callable[[dict[str, int], float], None] | None = None) -> dict[str, int]:
     """Grow the graph from ``root`` (a move list, attacker to move) until it is proved, the
     time (``seconds``, 0: none) or the batches (``max_batches``, 0: none) run out; one branch
-    (the defender's reply to the root's move) at a time, the smallest first.  ``cores``: the
+    (the defender's reply to the root's move) at a time (Graph.open_vertices).  ``cores``: the
     worker processes, for the computation recorded with each batch."""
     board = position_board(root, settings.size, settings.rule)
     root_key = board.canonical_key()[0]

@@ -10,7 +10,7 @@ from tqdm import tqdm
 
 from bot.core.errors import BoardError
 from opening_book import builder
-from opening_book.graph import Graph, export as export_graph
+from opening_book.graph import Graph, branch_order, export as export_graph
 from opening_book.positions import position_board
 from opening_book.prover import ProverLimits
 from opening_book.verify import Verdict, verify as verify_graph
@@ -131,8 +131,8 @@ def stats(db: Path) -> int:
               "proved (after symmetry)")
         branches = graph.open_by_branch(root.stones + 2)
         if branches:
-            line, count = min(branches.items(), key=lambda item: (item[1], item[0]))
-            print(f"the smallest unfinished reply: {line}, {count} open vertices")
+            line = min(branches, key=branch_order)
+            print(f"the reply being built: {line}, {branches[line]} open vertices")
     row = graph.db.execute("SELECT MAX(longest), SUM(proof_nodes) FROM vertex "
                            "WHERE status = 'proved'").fetchone()
     print(f"longest proved line: {row[0] or 0} stones; proof nodes spent on proved vertices: "

@@ -123,17 +123,14 @@ class Graph:
     def open_vertices(self, limit: int, branch_moves: int = 0) -> list[Vertex]:
         """Open vertices to work on next.  A *branch* is the set of lines that share their first
         ``branch_moves`` moves (from the empty board: 2, one branch per reply to the first
-        move); the branch with the fewest open vertices comes first, so branches are finished
-        one by one, and in it the most stones first: one line is followed down until it is
-        proved or fails, so proofs (and failures, which send the parent to another move) come
-        early.  ``branch_moves`` 0: the whole graph is one branch."""
+        move); branches are finished one at a time, in ``branch_order``, and in a branch the
+        most stones come first: one line is followed down until it is proved or fails, so
+        proofs (and failures, which send the parent to another move) come early.
+        ``branch_moves`` 0: the whole graph is one branch."""
         rows = [_vertex(row) for row in self.db.execute(
             "SELECT * FROM vertex WHERE status = 'open' ORDER BY stones DESC, attempts, key")]
-        if not branch_moves:
-            return rows[:limit]
-        sizes = Counter(branch(vertex, branch_moves) for vertex in rows)
-        rows.sort(key=lambda vertex: (sizes[branch(vertex, branch_moves)],
-                                      branch(vertex, branch_moves)))  # stable
+        if branch_moves:
+            rows.sort(key=lambda vertex: branch_order(branch(vertex, branch_moves)))  # stable
         return rows[:limit]
 
     def open_by_branch(self, branch_moves: int) -> Counter[str]:
@@ -249,6 +246,18 @@ class Graph:
 def branch(vertex: Vertex, branch_moves: int) -> str:
     """The first ``branch_moves`` moves of the vertex's line."""
     return " ".join(vertex.moves.split()[:branch_moves])
+
+
+def branch_order(line: str) -> tuple[int, str]:
+    """The order branches are built in: the defender's reply farthest from the attacker's move
+    first (the attacker is most nearly a move ahead there, so those should prove soonest),
+    then by name: an order that does not change as the graph grows, so the builder stays on
+    one branch until it is done."""
+    moves = [(ord(move[0]) - ord("a"), int(move[1:])) for move in line.split()]
+    if len(moves) < 2:
+        return 0, line
+    (ax, ay), (dx, dy) = moves[-2:]
+    return -max(abs(ax - dx), abs(ay - dy)), line
 
 
 def _vertex(row: tuple[int, str, int, str, int | None, int | None, int, int, int, str]

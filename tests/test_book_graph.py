@@ -146,7 +146,7 @@ def test_moves_map_to_the_canonical_frame_and_back() -> None:
                     assert from_canonical(board, sym, to_canonical(board, sym, x, y)) == (x, y)
 
 
-def test_open_vertices_come_branch_by_branch_the_smallest_first(tmp_path: Path) -> None:
+def test_open_vertices_come_branch_by_branch_the_farthest_reply_first(tmp_path: Path) -> None:
     graph = Graph(tmp_path / "branches.sqlite")
     lines = ["h8 h9 g7 a1", "h8 h9 g7 a2 b3", "h8 h9 g7 a3 b1 b2", "h8 a15 i9 a1", "h8 i9 j10 a1",
              "h8 i9 j10 a1 k11 a2"]
@@ -154,7 +154,7 @@ def test_open_vertices_come_branch_by_branch_the_smallest_first(tmp_path: Path) 
         for key, moves in enumerate(lines, start=1):
             graph.add_open(key, moves, len(moves.split()))
     order = [vertex.moves for vertex in graph.open_vertices(10, branch_moves=2)]
-    assert order == ["h8 a15 i9 a1", "h8 i9 j10 a1 k11 a2", "h8 i9 j10 a1",
-                     "h8 h9 g7 a3 b1 b2", "h8 h9 g7 a2 b3", "h8 h9 g7 a1"]
+    assert order == ["h8 a15 i9 a1", "h8 h9 g7 a3 b1 b2", "h8 h9 g7 a2 b3", "h8 h9 g7 a1",
+                     "h8 i9 j10 a1 k11 a2", "h8 i9 j10 a1"]
     assert [v.moves for v in graph.open_vertices(2)] == ["h8 h9 g7 a3 b1 b2",
                                                          "h8 i9 j10 a1 k11 a2"]

@@ -244,7 +244,7 @@ class Engine:
                 on_info: Callable[[SearchInfo], None] | None, fallback: Point, search: int,
                 start: float) -> Result:
         ss = self._search
-        budget = timeman.budget(limits)
+        budget = timeman.budget(limits, self.config.optimum_percent)
         timer = threading.Timer(budget.maximum_ms / 1000.0, self._time_up, (search,))
         timer.daemon = True
         timer.start()

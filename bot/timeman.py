@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from bot.config import Config
 from bot.limits import UNLIMITED_MS, Limits
 
 # Reserved on every move for process overhead and the pipe: larger is safer, smaller thinks longer.
@@ -16,10 +17,6 @@ SAFETY_MS = 60.0
 SAFETY_SHARE = 0.08
 # Moves we expect still to play when only match time is known: larger spends less per move.
 MOVES_TO_GO = 25.0
-# Optimum as a share of the maximum: iterations rarely finish past it, so stopping early saves
-# time.  (Starting an iteration whenever it was predicted to end by the maximum lost its SPRT:
-# -13 Elo [-44, +17] at 200 ms per move.)
-OPTIMUM_SHARE = 0.45
 # "Play fast" (timeout_turn 0) still searches this long.
 FAST_MS = 60.0
 
@@ -66,8 +63,9 @@ class Pacing:
         return min(self.budget.optimum_ms * scale, self.budget.maximum_ms)
 
 
-def budget(limits: Limits) -> Budget:
-    """Milliseconds this move may use, start-up already spent (``limits.startup_ms``) deducted."""
+def budget(limits: Limits, optimum_percent: int = Config.optimum_percent) -> Budget:
+    """Milliseconds this move may use, start-up already spent (``limits.startup_ms``) deducted;
+    no iteration starts past ``optimum_percent`` of it (Config.optimum_percent)."""
     ceiling = float(limits.timeout_turn_ms) if limits.timeout_turn_ms > 0 else FAST_MS
     if limits.time_left_ms < UNLIMITED_MS:
         left = float(limits.time_left_ms)  # trusted over timeout_match
@@ -79,5 +77,5 @@ def budget(limits: Limits) -> Budget:
         ceiling = min(ceiling, left / MOVES_TO_GO + limits.time_increment_ms, left * 0.5)
     maximum = ceiling * (1.0 - SAFETY_SHARE) - SAFETY_MS - limits.startup_ms
     maximum = max(maximum, 5.0)
-    return Budget(optimum_ms=maximum * OPTIMUM_SHARE, maximum_ms=maximum)
+    return Budget(optimum_ms=maximum * optimum_percent / 100, maximum_ms=maximum)
 

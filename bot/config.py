@@ -258,12 +258,13 @@ class Config:
     # Move-count pruning: once a move that does not lose is in hand, a node with d plies left
     # searches only its first move_count + d^1.32 moves, and after them only threes and fours
     # (either side's).  Smaller reaches deeper and misses more quiet moves; 0 searches every
-    # move (up to branch).
-    move_count: int = 0
+    # move (up to branch).  3 against 0: +24 Elo [+4, +44] in 600 games at 200 ms a move.
+    move_count: int = 3
     # Reverse futility: with at most futility_depth plies left and no threat to answer, a node
     # whose static score beats beta by futility_margin per ply is cut at once.  A smaller
     # margin or a larger depth cuts more, and trusts the static score more; margin 0: off.
-    futility_margin: int = 0
+    # 100 against 0 (with move_count 3): +73 Elo [+29, +120] in 106 games at 200 ms a move.
+    futility_margin: int = 100
     futility_depth: int = 3
     # Nodes one leaf VCF may spend before it gives up (0: no limit): smaller keeps positions
     # full of fours from eating the search, and misses long VCFs there.

@@ -108,7 +108,7 @@ class Graph:
 
     def add_core_seconds(self, seconds: float) -> None:
         self.db.execute("INSERT OR REPLACE INTO meta VALUES ('core_seconds', ?)",
-                        (f"{self.core_seconds() + seconds:.0f}",))
+                        (f"{self.core_seconds() + seconds:.3f}",))
 
     # --- reading ---------------------------------------------------------------------------
     def vertex(self, key: int) -> Vertex | None:

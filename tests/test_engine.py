@@ -51,7 +51,8 @@ def test_the_timer_stops_a_search_that_nothing_else_would_end(
         monkeypatch: pytest.MonkeyPatch) -> None:
     # no soft budget, no depth or node limit: only the hard timer can end this search
     monkeypatch.setattr(engine_module.timeman, "budget",
-                        lambda limits: Budget(optimum_ms=float("inf"), maximum_ms=150.0))
+                        lambda limits, optimum_percent: Budget(optimum_ms=float("inf"),
+                                                               maximum_ms=150.0))
     engine = engine_at()
     result = engine.think(UNHURRIED)
     assert result.stopped_by == "time"

@@ -21,7 +21,8 @@ from tests.conftest import PURE_PYTHON, scaled
 
 
 # Every pruning rule off: all moves at full depth, leaf VCFs without a node budget.
-EXACT = Config(branch=1024, history=False, killers=False, lmr_moves=0, leaf_vcf_nodes=0)
+EXACT = Config(branch=1024, history=False, killers=False, lmr_moves=0, move_count=0,
+               futility_margin=0, leaf_vcf_nodes=0)
 
 
 def random_position(rng: random.Random, stones: int) -> list[tuple[int, int, int]]:

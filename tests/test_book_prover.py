@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 import random
+from collections.abc import Iterator
 
 import pytest
 
@@ -51,6 +52,17 @@ def defender_loses(board: Board, attacker: int, budget: int) -> bool:
     return True
 
 
+def random_positions(seed: int, count: int, size: int, rule: int) -> Iterator[Board]:
+    """``count`` positions of ``random_position`` (those without a five), seeded."""
+    rng = random.Random(seed)
+    made = 0
+    while made < count:
+        board = random_position(rng, size, rule)
+        if board is not None:
+            made += 1
+            yield board
+
+
 def random_position(rng: random.Random, size: int, rule: int) -> Board | None:
     """Stones of both colours, alternating, in a 5x5 patch; None if a five was made."""
     board = Board(size, size, rule)
@@ -68,12 +80,8 @@ def random_position(rng: random.Random, size: int, rule: int) -> Board | None:
 def test_the_prover_agrees_with_exhaustive_search_on_two_move_wins(rule: int) -> None:
     """Budget: the attacker's next two moves.  Every cell the attacker could need lies within
     two of a stone, so the prover (all candidates) must find exactly the wins that exist."""
-    rng = random.Random(rule + 11)
     verdicts = []
-    while len(verdicts) < scaled(24):
-        board = random_position(rng, 9, rule)
-        if board is None:
-            continue
+    for board in random_positions(rule + 11, scaled(24), 9, rule):
         attacker = board.side_to_move()
         budget = board.ply + 3
         expected = attacker_wins(board, attacker, budget)
@@ -145,12 +153,8 @@ def test_the_skip_finds_the_same_wins(rule: int) -> None:
     """Budget: the attacker's next three moves, so proofs need defender nodes the threat
     search cannot close at once (where the skip defers the replies): with and without the
     skip the prover must prove the same positions."""
-    rng = random.Random(rule + 5)
     verdicts = []
-    while len(verdicts) < scaled(8):
-        board = random_position(rng, 9, rule)
-        if board is None:
-            continue
+    for board in random_positions(rule + 5, scaled(8), 9, rule):
         budget = board.ply + 5
         proofs = [Prover(board, ProverLimits(max_nodes=200_000, threat_nodes=2_000, skip=skip)
                          ).prove(budget) for skip in (True, False)]

@@ -135,27 +135,30 @@ class Prover:
             node.prove(stones + 3)
             node.threat_move = own_win_four
             return
-        threats = (self.budget - stones - 1) // 2  # attacker moves before the five
-        if threats <= 0:
+        if (self.budget - stones - 1) // 2 <= 0:  # not one attacker move before the five
             node.disprove()
             return
-        plies, cell = vct(st, self.search, self.attacker, threats, self.limits.threat_nodes)
-        self.nodes += int(self.search.ctrl[C_TSS_NODES])
-        if 0 < plies and stones + plies <= self.budget:
+        plies, cell = self._threat_win(stones)
+        if plies:
             node.prove(stones + plies)
             node.threat_move = cell
+
+    def _threat_win(self, stones: int) -> tuple[int, int]:
+        """(plies, first move) of the attacker's win by threats on the board as it is, with
+        the attacker to move, when it ends within the budget counting from ``stones`` stones;
+        (0, -1) otherwise."""
+        threats = (self.budget - stones - 1) // 2  # attacker moves before the five
+        if threats <= 0:
+            return 0, -1
+        plies, cell = vct(self.board.state, self.search, self.attacker, threats,
+                          self.limits.threat_nodes)
+        self.nodes += int(self.search.ctrl[C_TSS_NODES])
+        return (plies, cell) if 0 < plies and stones + plies <= self.budget else (0, -1)
 
     def _attacker_wins_after_pass(self) -> bool:
         """The skip: the defender (to move) passes; does the attacker win by threats within
         the budget, counting the stone the defender's real reply will add?"""
-        stones = self._stones() + 1
-        threats = (self.budget - stones - 1) // 2
-        if threats <= 0:
-            return False
-        plies, _ = vct(self.board.state, self.search, self.attacker, threats,
-                       self.limits.threat_nodes)
-        self.nodes += int(self.search.ctrl[C_TSS_NODES])
-        return 0 < plies and stones + plies <= self.budget
+        return self._threat_win(self._stones() + 1)[0] > 0
 
     def _close_defender_node(self, node: Node) -> None:
         stones, st = self._stones(), self.board.state

@@ -266,6 +266,11 @@ class Config:
     # 100 against 0 (with move_count 3): +73 Elo [+29, +120] in 106 games at 200 ms a move.
     futility_margin: int = 100
     futility_depth: int = 3
+    # Razoring: with at most razor_depth plies left and no threat to answer, a node whose static
+    # score is below beta by more than razor_margin per ply is settled by the leaf's search (the
+    # mover's win by fours, else the static score).  A larger margin or depth prunes less.
+    razor_margin: int = 0
+    razor_depth: int = 2
     # Nodes one leaf VCF may spend before it gives up (0: no limit): smaller keeps positions
     # full of fours from eating the search, and misses long VCFs there.
     leaf_vcf_nodes: int = 200
@@ -338,4 +343,6 @@ class Config:
         array[slots.P_MOVE_COUNT] = self.move_count
         array[slots.P_FUTILITY_MARGIN] = self.futility_margin
         array[slots.P_FUTILITY_DEPTH] = self.futility_depth
+        array[slots.P_RAZOR_MARGIN] = self.razor_margin
+        array[slots.P_RAZOR_DEPTH] = self.razor_depth
         return array

@@ -22,7 +22,7 @@ from tests.conftest import PURE_PYTHON, scaled
 
 # Every pruning rule off: all moves at full depth, leaf VCFs without a node budget.
 EXACT = Config(branch=1024, history=False, killers=False, lmr_moves=0, move_count=0,
-               futility_margin=0, leaf_vcf_nodes=0)
+               futility_margin=0, razor_margin=0, leaf_vcf_nodes=0)
 
 
 def random_position(rng: random.Random, stones: int) -> list[tuple[int, int, int]]:
@@ -157,11 +157,11 @@ def test_mtdf_converges_to_the_full_window_value(depth: int) -> None:
 
 
 @pytest.mark.parametrize("pruning", [{"lmr_moves": 3}, {"move_count": 2},
-                                     {"futility_margin": 100}])
+                                     {"futility_margin": 100}, {"razor_margin": 50}])
 def test_each_pruning_rule_searches_fewer_nodes_and_never_claims_a_loss_alone(
         pruning: dict[str, int]) -> None:
-    """Late-move reductions, move-count pruning and reverse futility, each alone: the same
-    depth costs fewer nodes; a win the exact search proves on these seeded positions is still
+    """Late-move reductions, move-count pruning, reverse futility and razoring, each alone: the
+    same depth costs fewer nodes; a win the exact search proves on these seeded positions is still
     proven, and a loss is claimed only where the exact search proves it too (no rule may make
     a proof of its own)."""
     rng = random.Random(8)

@@ -11,7 +11,7 @@ from bot.core.score import INFINITY, MATE, MATE_BOUND
 from bot.core.searchstate import (
     C_BEST, C_GENERATION, C_NODE_LIMIT, C_NODES, C_SELDEPTH, C_STOP, MAX_PLY, P_BRANCH,
     P_FUTILITY_DEPTH, P_FUTILITY_MARGIN, P_HISTORY, P_KILLERS, P_LEAF_VCF, P_LEAF_VCF_NODES,
-    P_LMR_MOVES, P_MOVE_COUNT, P_THREE_EXTENSION,
+    P_LMR_MOVES, P_MOVE_COUNT, P_RAZOR_DEPTH, P_RAZOR_MARGIN, P_THREE_EXTENSION,
     P_VCF_DEPTH, SearchState,
 )
 from bot.core.shapes import C_OPEN_THREE
@@ -27,6 +27,18 @@ def _remember_cutoff(ss: SearchState, ply: int, colour: int, cell: int, depth: i
     if ss.config[P_KILLERS] and ss.killers[ply, 0] != cell:
         ss.killers[ply, 1] = ss.killers[ply, 0]
         ss.killers[ply, 0] = cell
+
+
+@kernel()
+def _leaf(st: BoardState, ss: SearchState, colour: int, beta: int, ply: int, static: int
+          ) -> int:
+    """The score of a node searched no deeper: ``static`` (the static score for ``colour`` to
+    move), or a mate when it does not hold ``beta`` and the mover wins by fours."""
+    if static < beta and ss.config[P_LEAF_VCF] and ss.config[P_VCF_DEPTH] > 0:
+        plies = leaf_vcf(st, ss, colour, ss.config[P_VCF_DEPTH], ss.config[P_LEAF_VCF_NODES])
+        if plies > 0:
+            return MATE - ply - plies
+    return static
 
 
 @kernel("int64(state, search, int64, int64, int64, int64)")
@@ -75,21 +87,16 @@ def alphabeta(st: BoardState, ss: SearchState, depth: int, beta: int, ply: int,
 
     forced = opp_fives == 1
     if depth <= 0 and not forced:
-        static = evaluate(st, colour)
-        if static < beta and ss.config[P_LEAF_VCF] and ss.config[P_VCF_DEPTH] > 0:
-            # a win by fours matters only where the static score does not already hold beta
-            plies = leaf_vcf(st, ss, colour, ss.config[P_VCF_DEPTH],
-                             ss.config[P_LEAF_VCF_NODES])
-            if plies > 0:
-                return MATE - ply - plies
-        return static
+        return _leaf(st, ss, colour, beta, ply, evaluate(st, colour))
 
-    margin = ss.config[P_FUTILITY_MARGIN]
-    if (margin > 0 and ply > 0 and depth <= ss.config[P_FUTILITY_DEPTH] and not forced
-            and not opp_three and -MATE_BOUND < beta < MATE_BOUND):
+    if ply > 0 and not forced and not opp_three and -MATE_BOUND < beta < MATE_BOUND:
         static = evaluate(st, colour)
-        if static - margin * depth >= beta:
+        margin = ss.config[P_FUTILITY_MARGIN]
+        if margin > 0 and depth <= ss.config[P_FUTILITY_DEPTH] and static - margin * depth >= beta:
             return static
+        margin = ss.config[P_RAZOR_MARGIN]
+        if margin > 0 and depth <= ss.config[P_RAZOR_DEPTH] and static + margin * depth < beta:
+            return _leaf(st, ss, colour, beta, ply, static)
 
     if forced:
         ss.moves[ply, 0] = opp_five

@@ -39,7 +39,9 @@ P_THREE_EXTENSION = P_LEAF_VCF_NODES + 1  # 1: answering an open three costs no 
 P_MOVE_COUNT = P_THREE_EXTENSION + 1  # move-count pruning: the base of the moves kept (0: off)
 P_FUTILITY_MARGIN = P_MOVE_COUNT + 1  # reverse futility: margin per ply of depth (0: off)
 P_FUTILITY_DEPTH = P_FUTILITY_MARGIN + 1  # ... up to this depth
-CONFIG_SLOTS = P_FUTILITY_DEPTH + 1
+P_RAZOR_MARGIN = P_FUTILITY_DEPTH + 1  # razoring: margin per ply of depth (0: off)
+P_RAZOR_DEPTH = P_RAZOR_MARGIN + 1  # ... up to this depth
+CONFIG_SLOTS = P_RAZOR_DEPTH + 1
 
 
 class SearchState(NamedTuple):

@@ -5,14 +5,20 @@ by a short search of our own engine; those whose score is nearest zero are kept,
 offset format (x,y relative to the centre).  Re-running with the same seed gives the same files.
 
 ``--random N --out FILE`` instead writes N distinct random openings without any search (for
-varied self-play, e.g. the game records ``python -m bot.tune`` learns from).
+varied self-play, e.g. the game records ``python -m bot.tune`` learns from);
+``--balanced N --candidates C --stones S --depth D --out FILE`` scores C such random openings
+with a depth-D search and writes the N nearest zero (larger sets for matches: random openings
+mostly favour black, which makes colour, not strength, decide most games).
 """
 
 from __future__ import annotations
 
 import argparse
 import random
+from collections.abc import Iterable
 from pathlib import Path
+
+from tqdm import tqdm
 
 from bot.engine import Engine
 from bot.limits import Limits
@@ -21,12 +27,12 @@ SEED = 2026
 CANDIDATES = 240  # random openings scored per board: more finds more balanced ones, slower
 KEEP = 12  # as many as a Gomocup league uses
 SPREAD = 2  # stones within this many cells of the centre
-PROBE = Limits(timeout_turn_ms=0, max_depth=5, time_left_ms=10_000_000, timeout_match_ms=0)
+PROBE_DEPTH = 5  # search depth that scores a built-in opening: deeper judges better, slower
 
 
-def balanced_openings(size: int, rng: random.Random) -> list[tuple[int, tuple[int, ...]]]:
-    engine = Engine()
-    scored = []
+def builtin_candidates(rng: random.Random) -> list[tuple[tuple[int, int], ...]]:
+    """CANDIDATES draws of three stones within SPREAD of the centre, repeats dropped."""
+    candidates = []
     seen = set()
     for _ in range(CANDIDATES):
         offsets = [(0, 0)]
@@ -35,23 +41,36 @@ def balanced_openings(size: int, rng: random.Random) -> list[tuple[int, tuple[in
             if cell not in offsets:
                 offsets.append(cell)
         key = tuple(offsets)
-        if key in seen:
-            continue
-        seen.add(key)
+        if key not in seen:
+            seen.add(key)
+            candidates.append(key)
+    return candidates
+
+
+def balanced_openings(size: int, candidates: Iterable[tuple[tuple[int, int], ...]], keep: int,
+                      depth: int) -> list[tuple[int, tuple[int, ...]]]:
+    """The ``keep`` candidates (offsets from the centre, black first) whose depth-``depth``
+    score for the side to move is nearest zero, as (|score|, flattened offsets), in order."""
+    engine = Engine()
+    probe = Limits(timeout_turn_ms=0, max_depth=depth, time_left_ms=10_000_000,
+                   timeout_match_ms=0)
+    scored = []
+    for offsets in candidates:
         engine.new_game(size, size, 0)
         c = size // 2
         engine.setup([(c + dx, c + dy, 1 + i % 2) for i, (dx, dy) in enumerate(offsets)])
-        result = engine.think(PROBE)
+        result = engine.think(probe)
         scored.append((abs(result.score), tuple(v for xy in offsets for v in xy)))
     scored.sort()
-    return scored[:KEEP]
+    return scored[:keep]
 
 
-def random_openings(count: int, stones: int, rng: random.Random) -> list[str]:
+def random_offsets(count: int, stones: int, rng: random.Random
+                   ) -> list[tuple[tuple[int, int], ...]]:
     """``count`` distinct openings of ``stones`` stones within SPREAD + 1 of the centre."""
     seen: set[tuple[tuple[int, int], ...]] = set()
-    lines: list[str] = []
-    while len(lines) < count:
+    openings: list[tuple[tuple[int, int], ...]] = []
+    while len(openings) < count:
         offsets = [(0, 0)]
         while len(offsets) < stones:
             cell = (rng.randint(-SPREAD - 1, SPREAD + 1), rng.randint(-SPREAD - 1, SPREAD + 1))
@@ -59,34 +78,63 @@ def random_openings(count: int, stones: int, rng: random.Random) -> list[str]:
                 offsets.append(cell)
         if tuple(offsets) not in seen:
             seen.add(tuple(offsets))
-            lines.append(", ".join(f"{x},{y}" for x, y in offsets))
-    return lines
+            openings.append(tuple(offsets))
+    return openings
+
+
+def random_openings(count: int, stones: int, rng: random.Random) -> list[str]:
+    """``random_offsets`` as lines of the openings file format."""
+    return [", ".join(f"{x},{y}" for x, y in offsets)
+            for offsets in random_offsets(count, stones, rng)]
+
+
+def _line(flat: tuple[int, ...], score: int) -> str:
+    pairs = ", ".join(f"{flat[i]},{flat[i + 1]}" for i in range(0, len(flat), 2))
+    return f"{pairs}  # {score}"
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m protocol.arena.openings.generate")
     parser.add_argument("--random", type=int, default=0, metavar="N",
-                        help="write N random openings to --out instead of the balanced sets")
+                        help="write N random openings to --out instead of the built-in sets")
+    parser.add_argument("--balanced", type=int, default=0, metavar="N",
+                        help="write to --out the N most balanced of --candidates random openings")
+    parser.add_argument("--candidates", type=int, default=2000,
+                        help="random openings scored for --balanced")
+    parser.add_argument("--depth", type=int, default=PROBE_DEPTH,
+                        help="search depth that scores an opening for --balanced")
+    parser.add_argument("--size", type=int, default=15, help="board size for --balanced")
     parser.add_argument("--stones", type=int, default=4, help="stones per random opening")
     parser.add_argument("--seed", type=int, default=SEED)
-    parser.add_argument("--out", type=Path, help="file for the random openings")
+    parser.add_argument("--out", type=Path, help="file for --random or --balanced")
     args = parser.parse_args(argv)
     rng = random.Random(args.seed)
+    if (args.random or args.balanced) and args.out is None:
+        parser.error("--random and --balanced need --out FILE")
     if args.random:
-        if args.out is None:
-            parser.error("--random needs --out FILE")
         lines = random_openings(args.random, args.stones, rng)
         args.out.write_text(f"# {args.random} random openings of {args.stones} stones, offsets "
                             f"from the centre (seed {args.seed})\n" + "\n".join(lines) + "\n")
         print(f"wrote {args.out}")
         return
+    if args.balanced:
+        candidates = random_offsets(args.candidates, args.stones, rng)
+        kept = balanced_openings(args.size, tqdm(candidates, unit="opening"), args.balanced,
+                                 args.depth)
+        header = (f"# the {args.balanced} most balanced of {args.candidates} random openings of "
+                  f"{args.stones} stones for {args.size}x{args.size} freestyle, offsets from the "
+                  f"centre (seed {args.seed}, depth {args.depth}); the number after # is |score| "
+                  f"for the side to move")
+        args.out.write_text("\n".join([header] + [_line(flat, score) for score, flat in kept])
+                            + "\n")
+        print(f"wrote {args.out}")
+        return
     for size in (15, 20):
         lines = [f"# {KEEP} balanced openings for {size}x{size} freestyle, offsets from the "
                  f"centre; made by protocol/arena/openings/generate.py (seed {SEED}, depth "
-                 f"{PROBE.max_depth}); the number after # is |score| for white to move"]
-        for score, flat in balanced_openings(size, rng):
-            pairs = ", ".join(f"{flat[i]},{flat[i + 1]}" for i in range(0, len(flat), 2))
-            lines.append(f"{pairs}  # {score}")
+                 f"{PROBE_DEPTH}); the number after # is |score| for white to move"]
+        lines += [_line(flat, score) for score, flat in
+                  balanced_openings(size, builtin_candidates(rng), KEEP, PROBE_DEPTH)]
         path = Path(__file__).parent / f"openings_{size}x{size}.txt"
         path.write_text("\n".join(lines) + "\n")
         print(f"wrote {path.name}")

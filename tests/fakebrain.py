@@ -1,7 +1,9 @@
 """Misbehaving Gomocup brains for referee tests: ``python tests/fakebrain.py MODE``.
 
 Modes: good (plays the first empty cell nearest the centre), crash, hang, late, occupied,
-offboard, junk (junk lines, then a good move), leak (grabs 200 MB, then a good move).
+offboard, junk (junk lines, then a good move), leak (grabs 200 MB, then a good move), judge
+(prints an evaluation as Rapfi words it: 10 a stone its own stones minus 10 a stone the
+opponent's, or a mate in 7 with six stones or more, then a good move).
 """
 
 import sys
@@ -10,6 +12,7 @@ import time
 mode = sys.argv[1]
 size = 15
 stones: set = set()
+own: set = set()  # the brain's own stones of the last BOARD
 hoard = []
 
 
@@ -42,6 +45,10 @@ def answer() -> None:
     if mode == "junk":
         say("hello there")
         say("\x01\x02 junk")
+    if mode == "judge":
+        say(f"MESSAGE Depth 3-5 | Eval {10 * (len(own) - len(stones - own))} | Time 1ms")
+        if len(stones) >= 6:
+            say("MESSAGE Depth 4-7 | Eval +M7 | Time 2ms")
     if mode == "leak":
         hoard.append(bytearray(200 * 2**20))
         for i in range(0, len(hoard[-1]), 4096):
@@ -60,8 +67,10 @@ for raw in sys.stdin:
             in_board = False
             answer()
         else:
-            x, y, _ = line.split(",")
+            x, y, who = line.split(",")
             stones.add((int(x), int(y)))
+            if who == "1":
+                own.add((int(x), int(y)))
     elif word == "START":
         size = int(line.split()[1])
         stones.clear()
@@ -71,6 +80,7 @@ for raw in sys.stdin:
         say("OK")
     elif word == "BOARD":
         stones.clear()
+        own.clear()
         in_board = True
     elif word == "TURN":
         x, y = line.split()[1].split(",")

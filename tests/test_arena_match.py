@@ -11,7 +11,8 @@ import pytest
 from bot.core.board import Board
 from bot.warmup import exercise_every_kernel
 from protocol.arena import match, records, stats
-from protocol.arena.client import EngineSpec
+from protocol.arena.client import BrainClient, EngineSpec
+from protocol.arena.openings import generate
 
 FAKE = str(Path(__file__).parent / "fakebrain.py")
 FAST = match.MatchSettings(timeout_turn_ms=300, tolerance_ms=700, max_memory=150 * 2**20)
@@ -125,3 +126,22 @@ def test_elo_estimate_and_sprt() -> None:
     # a few equal pairs (zero variance) decide nothing; many equal pairs accept H0
     assert sprt.decision([1.0, 1.0]) is None and sprt.decision([1.0] * 10) is None
     assert stats.Sprt(0, 30, 0.05, 0.05).decision([1.0] * 2000) == "H0"
+
+
+def test_openings_judged_by_a_brain_keep_the_most_balanced() -> None:
+    """The judge's printed evaluations decide (for the side to move: with three stones white,
+    one stone against two), mates count as far from balanced, and the judge is closed."""
+    judge = BrainClient(fake("judge"))
+    try:
+        score = generate.judge_scores(15, judge, 100)
+        one_each = ((0, 0), (1, 1))
+        three = ((0, 0), (1, 1), (2, 2))
+        four = ((0, 0), (1, 1), (2, 2), (3, 3))
+        six = ((0, 0), (1, 1), (2, 2), (3, 3), (4, 4), (5, 5))
+        assert [score(o) for o in (one_each, three, four)] == [0, -10, 0]
+        assert score(six) == generate.MATE_SCORE - 7
+        kept = generate.balanced_openings([six, three, one_each], 2, score)
+        assert kept == [(0, (0, 0, 1, 1)), (10, (0, 0, 1, 1, 2, 2))]
+    finally:
+        judge.close()
+    assert not judge.alive

@@ -57,6 +57,7 @@ class BrainClient:
             stderr=subprocess.DEVNULL, cwd=spec.cwd, start_new_session=True)
         self.lines: queue.Queue[bytes | None] = queue.Queue()
         self.junk: list[str] = []
+        self.messages: list[str] = []  # the MESSAGE lines since the last move read
         threading.Thread(target=self._pump, daemon=True).start()
 
     def _pump(self) -> None:
@@ -98,9 +99,13 @@ class BrainClient:
                 self.junk.append(line[:200])
 
     def read_move(self, deadline: float) -> tuple[int, int]:
-        """The brain's move as (x, y); other lines are skipped (junk is kept in ``junk``)."""
+        """The brain's move as (x, y); other lines are skipped (junk is kept in ``junk``, the
+        MESSAGE lines sent while it thought in ``messages``)."""
+        self.messages = []
         while True:
             line = self.read_line(deadline)
+            if line.upper().startswith("MESSAGE"):
+                self.messages.append(line[:300])
             if line.upper().startswith(MOVE_REPLY_SKIPPED) or not line:
                 continue
             parts = line.split(",")

@@ -271,6 +271,10 @@ class Config:
     # mover's win by fours, else the static score).  A larger margin or depth prunes less.
     razor_margin: int = 0
     razor_depth: int = 2
+    # A leaf whose static score does not hold beta and that has no win by fours also looks
+    # for a win by a double open three that the opponent cannot meet with fours (one more
+    # pass over the candidates at such leaves).
+    leaf_double_three: bool = False
     # Nodes one leaf VCF may spend before it gives up (0: no limit): smaller keeps positions
     # full of fours from eating the search, and misses long VCFs there.
     leaf_vcf_nodes: int = 200
@@ -345,4 +349,5 @@ class Config:
         array[slots.P_FUTILITY_DEPTH] = self.futility_depth
         array[slots.P_RAZOR_MARGIN] = self.razor_margin
         array[slots.P_RAZOR_DEPTH] = self.razor_depth
+        array[slots.P_LEAF_DOUBLE_THREE] = int(self.leaf_double_three)
         return array

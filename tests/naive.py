@@ -287,9 +287,9 @@ def full_window_search(board, ss, depth: int, ply: int, colour: int) -> int:  # 
     from bot.core.moves import make, unmake
     from bot.core.movepick import order_moves
     from bot.core.score import MATE, MATE_BOUND
-    from bot.core.searchstate import MAX_PLY, P_LEAF_VCF, P_VCF_DEPTH
+    from bot.core.searchstate import MAX_PLY, P_LEAF_DOUBLE_THREE, P_LEAF_VCF, P_VCF_DEPTH
     from bot.core.state import M_CANDIDATES
-    from bot.core.threats import is_legal, scan_threats, vcf
+    from bot.core.threats import double_three_win, is_legal, scan_threats, vcf
 
     st = board.state
     if st.meta[M_CANDIDATES] == 0:
@@ -309,6 +309,8 @@ def full_window_search(board, ss, depth: int, ply: int, colour: int) -> int:  # 
             plies = vcf(st, ss, colour, ss.config[P_VCF_DEPTH])
             if plies > 0:
                 return MATE - ply - plies
+        if ss.config[P_LEAF_DOUBLE_THREE] and double_three_win(st, colour):
+            return MATE - ply - 5
         return int(evaluate(st, colour))
     if forced:
         moves, complete = [opp_five], True
@@ -369,6 +371,15 @@ def vcf_wins(pos: Position, colour: int, fours_left: int) -> bool:
         if won:
             return True
     return False
+
+
+def double_three_win(pos: Position, colour: int) -> bool:
+    """bot.core.threats.double_three_win over the plain board: ``colour`` has a cell of class
+    double three and the opponent no cell of class four or better (freestyle or exact five; the
+    kernel never claims it for black under renju nor under caro)."""
+    cells = candidates(pos)
+    return (not any(cell_class(pos, x, y, 3 - colour) >= C_FOUR for x, y in cells)
+            and any(cell_class(pos, x, y, colour) == C_DOUBLE_THREE for x, y in cells))
 
 
 def vct_wins(pos: Position, attacker: int, threats_left: int, attacking: bool = True) -> bool:

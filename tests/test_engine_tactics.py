@@ -11,7 +11,9 @@ import pytest
 from bot.config import Config
 from bot.core import searchstate
 from bot.core.score import MATE_BOUND
-from bot.core.threats import leaf_vcf, scan_threats, threat_defences, vcf, vcf_line, vct
+from bot.core.threats import (
+    double_three_win, leaf_vcf, scan_threats, threat_defences, vcf, vcf_line, vct,
+)
 from bot.engine import Engine
 from bot.limits import Limits
 from tests import naive
@@ -172,6 +174,43 @@ def test_vcf_with_its_memo_agrees_with_brute_force(rule: int) -> None:
             assert (vcf(board.state, engine._search, colour, fours) > 0) == expected, stones
             wins += expected
     assert wins >= scaled(60) // 10  # the positions do hold wins to find
+
+
+@pytest.mark.pure_python
+@pytest.mark.parametrize("rule", [0, 1, 4])
+def test_double_three_wins_agree_with_brute_force_and_are_threat_wins(rule: int) -> None:
+    """The kernel equals its slow twin (which knows nothing of renju: under renju black never
+    claims and only white's claims are compared), and every win it claims is a win by
+    continuous threats within two threats for the brute-force solver (freestyle, exact five).
+    Such wins are rare in random positions: the seeded positions run until a few are found."""
+    rng = random.Random(10 + rule)
+    engine = Engine()
+    claimed = checked = 0
+    wanted = 1 if rule == 4 else 3  # renju: white's claims only
+    for _ in range(600):
+        if claimed >= wanted and checked >= scaled(40):
+            break
+        cells = [(x, y) for x in range(2, 9) for y in range(2, 9)]
+        rng.shuffle(cells)
+        stones = [(x, y, 1 + i % 2) for i, (x, y) in enumerate(cells[:rng.randint(8, 14)])]
+        engine.new_game(11, 11, rule)
+        engine.setup(stones)
+        board = engine.require_board()
+        colour = board.side_to_move()
+        position = naive.Position(11, 11, rule, {(x, y): c for x, y, c in stones})
+        if any(naive.wins(position, x, y, c) for x, y in naive.candidates(position)
+               for c in (1, 2)):
+            continue  # a five to play or to block comes first
+        won = bool(double_three_win(board.state, colour))
+        checked += 1
+        if rule == 4 and colour == 1:
+            assert not won
+            continue
+        assert won == naive.double_three_win(position, colour), stones
+        if won and rule != 4:
+            assert naive.vct_wins(position, colour, 2), stones
+        claimed += won
+    assert claimed >= wanted
 
 
 def test_a_leaf_vcf_gives_up_within_its_node_budget() -> None:

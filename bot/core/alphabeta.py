@@ -11,12 +11,12 @@ from bot.core.score import INFINITY, MATE, MATE_BOUND
 from bot.core.searchstate import (
     C_BEST, C_GENERATION, C_NODE_LIMIT, C_NODES, C_SELDEPTH, C_STOP, MAX_PLY, P_BRANCH,
     P_FUTILITY_DEPTH, P_FUTILITY_MARGIN, P_HISTORY, P_KILLERS, P_LEAF_VCF, P_LEAF_VCF_NODES,
-    P_LMR_MOVES, P_MOVE_COUNT, P_RAZOR_DEPTH, P_RAZOR_MARGIN, P_THREE_EXTENSION,
+    P_LEAF_DOUBLE_THREE, P_LMR_MOVES, P_MOVE_COUNT, P_RAZOR_DEPTH, P_RAZOR_MARGIN, P_THREE_EXTENSION,
     P_VCF_DEPTH, SearchState,
 )
 from bot.core.shapes import C_OPEN_THREE
 from bot.core.state import M_CANDIDATES, BoardState
-from bot.core.threats import is_legal, leaf_vcf, scan_threats
+from bot.core.threats import double_three_win, is_legal, leaf_vcf, scan_threats
 
 
 @kernel()
@@ -33,11 +33,16 @@ def _remember_cutoff(ss: SearchState, ply: int, colour: int, cell: int, depth: i
 def _leaf(st: BoardState, ss: SearchState, colour: int, beta: int, ply: int, static: int
           ) -> int:
     """The score of a node searched no deeper: ``static`` (the static score for ``colour`` to
-    move), or a mate when it does not hold ``beta`` and the mover wins by fours."""
-    if static < beta and ss.config[P_LEAF_VCF] and ss.config[P_VCF_DEPTH] > 0:
+    move), or a mate when it does not hold ``beta`` and the mover wins by fours or (with
+    config[P_LEAF_DOUBLE_THREE]) by a double open three."""
+    if static >= beta:
+        return static
+    if ss.config[P_LEAF_VCF] and ss.config[P_VCF_DEPTH] > 0:
         plies = leaf_vcf(st, ss, colour, ss.config[P_VCF_DEPTH], ss.config[P_LEAF_VCF_NODES])
         if plies > 0:
             return MATE - ply - plies
+    if ss.config[P_LEAF_DOUBLE_THREE] and double_three_win(st, colour):
+        return MATE - ply - 5
     return static
 
 

@@ -11,7 +11,7 @@ from bot.core.searchstate import (
 from bot.core.shapes import BLACK, C_DOUBLE_FOUR, C_DOUBLE_THREE, C_FIVE, C_FOUR, C_OPEN_FOUR
 from bot.core.shapes import C_OPEN_THREE
 from bot.core.shapes import OVERLINE
-from bot.core.state import M_CANDIDATES, M_RULE, RULE_RENJU, BoardState
+from bot.core.state import M_CANDIDATES, M_RULE, RULE_CARO, RULE_RENJU, BoardState
 
 
 @kernel("boolean(state, int64, int64)")
@@ -52,6 +52,28 @@ def scan_threats(st: BoardState, colour: int) -> tuple[int, int, int, int, bool]
             if is_legal(st, cell, colour):
                 own_win_four = cell
     return own_five, opp_fives, opp_five, own_win_four, opp_three
+
+
+@kernel("boolean(state, int64)")
+def double_three_win(st: BoardState, colour: int) -> bool:
+    """``colour`` (to move, facing no five) wins in five plies by a double open three: it has
+    a legal cell that makes two open threes, and the opponent has no cell where it would make
+    a four or five, so it can neither stop both threes with one stone (their lines meet only
+    at that cell) nor answer with fours, and the open four that follows wins.  Never claimed
+    for black under renju (where its double three is a foul unless one three is no real one)
+    nor under caro rules."""
+    rule = st.meta[M_RULE]
+    if (rule & RULE_CARO) != 0 or (colour == BLACK and (rule & RULE_RENJU) != 0):
+        return False
+    own, opp = colour - 1, 2 - colour
+    found = False
+    for i in range(st.meta[M_CANDIDATES]):
+        cell = st.candidates[i]
+        if st.classes[opp, cell] >= C_FOUR:
+            return False
+        if not found and st.classes[own, cell] == C_DOUBLE_THREE:
+            found = True
+    return found
 
 
 WHITE_TO_MOVE_KEY = 0x9E3779B97F4A7C15  # xor-ed into the VCF memo key for white

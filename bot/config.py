@@ -255,6 +255,9 @@ class Config:
     # depth only if it beats the bound.  Smaller reaches deeper and misses more quiet moves;
     # 0 turns reductions off.
     lmr_moves: int = 3
+    # ... or, when lmr_log > 0, by ln(depth) x ln(move number) x lmr_log / 100 plies (Rapfi's
+    # shape), never below one ply left.  Larger reduces more.
+    lmr_log: int = 0
     # Move-count pruning: once a move that does not lose is in hand, a node with d plies left
     # searches only its first move_count + d^1.32 moves, and after them only threes and fours
     # (either side's).  Smaller reaches deeper and misses more quiet moves; 0 searches every
@@ -350,4 +353,5 @@ class Config:
         array[slots.P_RAZOR_MARGIN] = self.razor_margin
         array[slots.P_RAZOR_DEPTH] = self.razor_depth
         array[slots.P_LEAF_DOUBLE_THREE] = int(self.leaf_double_three)
+        array[slots.P_LMR_LOG] = self.lmr_log
         return array

@@ -157,12 +157,13 @@ def test_mtdf_converges_to_the_full_window_value(depth: int) -> None:
     assert compared >= positions // 2
 
 
-@pytest.mark.parametrize("pruning", [{"lmr_moves": 3}, {"move_count": 2},
+@pytest.mark.parametrize("pruning", [{"lmr_moves": 3}, {"lmr_moves": 3, "lmr_log": 100},
+                                     {"move_count": 2},
                                      {"futility_margin": 100}, {"razor_margin": 50}])
 def test_each_pruning_rule_searches_fewer_nodes_and_never_claims_a_loss_alone(
         pruning: dict[str, int]) -> None:
-    """Late-move reductions, move-count pruning, reverse futility and razoring, each alone: the
-    same depth costs fewer nodes; a win the exact search proves on these seeded positions is still
+    """Late-move reductions (both shapes), move-count pruning, reverse futility and razoring,
+    each alone: the same depth costs fewer nodes; a win the exact search proves on these seeded positions is still
     proven, and a loss is claimed only where the exact search proves it too (no rule may make
     a proof of its own)."""
     rng = random.Random(8)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from bot.core import tt
 from bot.core.evaluate import evaluate
 from bot.core.jit import kernel
@@ -10,9 +12,9 @@ from bot.core.movepick import generate_moves, select_move
 from bot.core.score import INFINITY, MATE, MATE_BOUND
 from bot.core.searchstate import (
     C_BEST, C_GENERATION, C_NODE_LIMIT, C_NODES, C_SELDEPTH, C_STOP, MAX_PLY, P_BRANCH,
-    P_FUTILITY_DEPTH, P_FUTILITY_MARGIN, P_HISTORY, P_KILLERS, P_LEAF_VCF, P_LEAF_VCF_NODES,
-    P_LEAF_DOUBLE_THREE, P_LMR_MOVES, P_MOVE_COUNT, P_RAZOR_DEPTH, P_RAZOR_MARGIN, P_THREE_EXTENSION,
-    P_VCF_DEPTH, SearchState,
+    P_FUTILITY_DEPTH, P_FUTILITY_MARGIN, P_HISTORY, P_KILLERS, P_LEAF_DOUBLE_THREE, P_LEAF_VCF,
+    P_LEAF_VCF_NODES, P_LMR_LOG, P_LMR_MOVES, P_MOVE_COUNT, P_RAZOR_DEPTH, P_RAZOR_MARGIN,
+    P_THREE_EXTENSION, P_VCF_DEPTH, SearchState,
 )
 from bot.core.shapes import C_OPEN_THREE
 from bot.core.state import M_CANDIDATES, BoardState
@@ -125,6 +127,7 @@ def alphabeta(st: BoardState, ss: SearchState, depth: int, beta: int, ply: int,
     extended = forced or (opp_three and ss.config[P_THREE_EXTENSION] != 0)
     next_depth = depth if extended else depth - 1
     lmr_moves = ss.config[P_LMR_MOVES]
+    lmr_log = ss.config[P_LMR_LOG]
     reducible = lmr_moves > 0 and not forced and not opp_three and depth >= 2
     for i in range(count):
         cell = first if i == 0 else select_move(ss.moves, ss.scores, ply, i, generated)
@@ -134,7 +137,11 @@ def alphabeta(st: BoardState, ss: SearchState, depth: int, beta: int, ply: int,
             continue
         reduction = 0
         if reducible and i >= lmr_moves and quiet:
-            reduction = 2 if i >= 3 * lmr_moves and depth >= 4 else 1
+            if lmr_log > 0:
+                reduction = min(int(math.log(depth) * math.log(i + 1) * lmr_log / 100),
+                                next_depth - 1)
+            else:
+                reduction = 2 if i >= 3 * lmr_moves and depth >= 4 else 1
         make(st, cell, colour)
         value = -alphabeta(st, ss, next_depth - reduction, 1 - beta, ply + 1, 3 - colour)
         if reduction > 0 and value >= beta and ctrl[C_STOP] == 0:

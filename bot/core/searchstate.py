@@ -42,7 +42,8 @@ P_FUTILITY_DEPTH = P_FUTILITY_MARGIN + 1  # ... up to this depth
 P_RAZOR_MARGIN = P_FUTILITY_DEPTH + 1  # razoring: margin per ply of depth (0: off)
 P_RAZOR_DEPTH = P_RAZOR_MARGIN + 1  # ... up to this depth
 P_LEAF_DOUBLE_THREE = P_RAZOR_DEPTH + 1  # 1: a leaf sees a win by a double open three
-CONFIG_SLOTS = P_LEAF_DOUBLE_THREE + 1
+P_LMR_LOG = P_LEAF_DOUBLE_THREE + 1  # reductions by ln(depth) ln(move number) x this / 100
+CONFIG_SLOTS = P_LMR_LOG + 1
 
 
 class SearchState(NamedTuple):

@@ -5,7 +5,8 @@ Kernels are compiled with ``cache=True`` (start-up loads machine code instead of
 ``error_model="numpy"`` (no Python exceptions inside kernels, as ahead-of-time compilation needs)
 and ``_nrt=False``: no kernel allocates, so numba's reference counting is not needed, and
 without it a call that passes a BoardState (seventeen arrays) no longer counts a reference up
-and down for each array: 1.5x the nodes per second with the same search.
+and down for each array: the same search, 1.1-1.3x the nodes per second on a quiet machine and
+1.5x with the other core busy (atomic counts cost more then), as in matches.
 
 Explicit signatures are strings, read only when a kernel is compiled, so that importing a kernel
 module does not import numba: ``"int64(state, search, int64)"`` in numba's type names, with

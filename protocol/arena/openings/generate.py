@@ -34,8 +34,10 @@ KEEP = 12  # as many as a Gomocup league uses
 SPREAD = 2  # stones within this many cells of the centre
 PROBE_DEPTH = 5  # search depth that scores a built-in opening: deeper judges better, slower
 
+Offsets = tuple[tuple[int, int], ...]  # an opening: stones as offsets from the centre, black first
 
-def builtin_candidates(rng: random.Random) -> list[tuple[tuple[int, int], ...]]:
+
+def builtin_candidates(rng: random.Random) -> list[Offsets]:
     """CANDIDATES draws of three stones within SPREAD of the centre, repeats dropped."""
     candidates = []
     seen = set()
@@ -52,7 +54,6 @@ def builtin_candidates(rng: random.Random) -> list[tuple[tuple[int, int], ...]]:
     return candidates
 
 
-Offsets = tuple[tuple[int, int], ...]
 # "ev 120", "Eval -35", "Eval +M13" in a brain's MESSAGE lines (ours and Rapfi's forms)
 EVAL_PATTERN = re.compile(r"\bev(?:al)?\s+([+-]?)(M?)(\d+)", re.IGNORECASE)
 MATE_SCORE = 30_000  # what a judge's "M<plies>" (a mate) counts as, less the plies
@@ -113,11 +114,10 @@ def balanced_openings(candidates: Iterable[Offsets], keep: int,
     return scored[:keep]
 
 
-def random_offsets(count: int, stones: int, rng: random.Random
-                   ) -> list[tuple[tuple[int, int], ...]]:
+def random_offsets(count: int, stones: int, rng: random.Random) -> list[Offsets]:
     """``count`` distinct openings of ``stones`` stones within SPREAD + 1 of the centre."""
-    seen: set[tuple[tuple[int, int], ...]] = set()
-    openings: list[tuple[tuple[int, int], ...]] = []
+    seen: set[Offsets] = set()
+    openings: list[Offsets] = []
     while len(openings) < count:
         offsets = [(0, 0)]
         while len(offsets) < stones:

@@ -17,7 +17,7 @@ class Iteration:
     depth: int
     score: int
     best_cell: int  # padded index, or -1 if no move proved itself
-    complete: bool = True  # False: stopped, but a pass had already proved a win with best_cell
+    complete: bool = True  # False: stopped, but a pass had already proved a bound with best_cell
 
 
 def mtdf(board: Board, ss: SearchState, colour: int, depth: int,
@@ -30,8 +30,9 @@ def mtdf(board: Board, ss: SearchState, colour: int, depth: int,
     meet at the exact score.
 
     Returns (score, best cell, complete); the cell is the last one that proved a lower bound.
-    When stopped: None, unless a pass had already proved a win (a lower bound beyond
-    MATE_BOUND) with a root move; then that bound and move, and complete is False."""
+    When stopped: None, unless a pass had already proved a lower bound with a root move (the
+    best move known at this depth: it reached the bound, the moves tried before it did not);
+    then that bound and move, and complete is False."""
     lower, upper = -INFINITY, INFINITY
     best = -1
     beta, step, trend = guess, 1, 0
@@ -39,7 +40,7 @@ def mtdf(board: Board, ss: SearchState, colour: int, depth: int,
         ss.ctrl[C_BEST] = -1
         value = int(alphabeta(board.state, ss, depth, beta, 0, colour))
         if ss.ctrl[C_STOP]:
-            if lower > MATE_BOUND and best >= 0:
+            if best >= 0:
                 return lower, best, False
             return None
         direction = 1 if value >= beta else -1
@@ -59,7 +60,8 @@ def mtdf(board: Board, ss: SearchState, colour: int, depth: int,
 def iterate(board: Board, ss: SearchState, colour: int,
             max_depth: int) -> Iterator[Iteration]:
     """One Iteration per completed depth, until ``max_depth``, a proven win or a stop (the
-    iteration a stop cut short is yielded only if it had proved a win).  A proven loss does
+    iteration a stop cut short is yielded, incomplete, when a pass had proved a bound with a
+    root move).  A proven loss does
     not stop the deepening: deeper searches look for the longest resistance."""
     guess = 0
     for depth in range(1, max_depth + 1):

@@ -58,7 +58,7 @@ class Result:
 
     move: Point
     score: int  # from the mover's point of view, as in SearchInfo
-    depth: int  # last completed iteration (0: none completed, the move is the ordering's best)
+    depth: int  # last iteration that proved a move (0: none, the move is the ordering's best)
     nodes: int
     elapsed_ms: float
     stopped_by: StopCause

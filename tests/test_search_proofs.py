@@ -94,6 +94,46 @@ def test_a_stopped_iteration_keeps_the_win_a_pass_had_proved(
     assert board.point(last.best_cell) in {(4, 7), (8, 7)}
 
 
+def _stop_at_depth(monkeypatch: pytest.MonkeyPatch, depth: int, after_fail_high: bool
+                   ) -> list[tuple[int, int]]:
+    """Stop the search during the iteration of ``depth``: at its first pass, or at the pass
+    after the first one that proved a lower bound.  Returns the (bound, root move) of each
+    fail-high pass of that iteration."""
+    real = driver.alphabeta
+    proved: list[tuple[int, int]] = []
+
+    def stopping(st, search, d, beta, ply, colour):  # type: ignore[no-untyped-def]
+        if d == depth and (proved or not after_fail_high):
+            search.ctrl[searchstate.C_STOP] = 1
+        value = real(st, search, d, beta, ply, colour)
+        if d == depth and value >= beta and not search.ctrl[searchstate.C_STOP]:
+            proved.append((value, int(search.ctrl[searchstate.C_BEST])))
+        return value
+
+    monkeypatch.setattr(driver, "alphabeta", stopping)
+    return proved
+
+
+QUIET = [(7, 7, 1), (8, 8, 2), (6, 8, 1), (8, 6, 2), (9, 7, 1), (6, 6, 2)]
+
+
+@pytest.mark.parametrize("after_fail_high", [True, False])
+def test_a_stopped_iteration_keeps_the_move_a_pass_had_proved_best(
+        monkeypatch: pytest.MonkeyPatch, after_fail_high: bool) -> None:
+    board = Board(15, 15, 0)
+    board.setup(QUIET)
+    ss = searchstate.new_search_state(1 << 14, Config().as_array(), Config().order_values)
+    proved = _stop_at_depth(monkeypatch, 4, after_fail_high)
+    iterations = list(driver.iterate(board, ss, board.side_to_move(), 10))
+    assert [it.complete for it in iterations[:3]] == [True, True, True]
+    assert all(-MATE_BOUND < it.score < MATE_BOUND for it in iterations)
+    if after_fail_high:  # the move that proved a bound at depth 4 is the one to play
+        assert len(iterations) == 4 and not iterations[3].complete
+        assert (iterations[3].score, iterations[3].best_cell) == proved[-1]
+    else:  # nothing proved at depth 4: depth 3's move stands
+        assert len(iterations) == 3 and proved == []
+
+
 @pytest.mark.pure_python
 def test_a_renju_three_whose_four_points_are_fouls_does_not_bind_white() -> None:
     board = Board(15, 15, 4)

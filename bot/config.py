@@ -278,6 +278,14 @@ class Config:
     # for a win by a double open three that the opponent cannot meet with fours (one more
     # pass over the candidates at such leaves).
     leaf_double_three: bool = False
+    # Singular extension: at a node with at least singular_depth plies left whose table move
+    # proved a lower bound L (at most 3 plies shallower), the other moves are searched to half
+    # the depth against L - singular_margin x depth; when none reaches it, the table move is
+    # the only good one and is searched one ply deeper.  A smaller depth or a smaller margin
+    # extends more often, at the cost of the half-depth searches; depth 0: off (depth 6,
+    # margin 20 against off: 0 Elo [-24, +24] in 420 games at 200 ms a move, H0).
+    singular_depth: int = 0
+    singular_margin: int = 20
     # Nodes one leaf VCF may spend before it gives up (0: no limit): smaller keeps positions
     # full of fours from eating the search, and misses long VCFs there.
     leaf_vcf_nodes: int = 200
@@ -354,4 +362,6 @@ class Config:
         array[slots.P_RAZOR_DEPTH] = self.razor_depth
         array[slots.P_LEAF_DOUBLE_THREE] = int(self.leaf_double_three)
         array[slots.P_LMR_LOG] = self.lmr_log
+        array[slots.P_SINGULAR_DEPTH] = self.singular_depth
+        array[slots.P_SINGULAR_MARGIN] = self.singular_margin
         return array

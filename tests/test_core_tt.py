@@ -28,6 +28,9 @@ def test_a_stored_bound_cuts_only_at_its_side_of_beta_and_depth() -> None:
     assert tt.probe(keys, data, key, 5, 75, 0) == (7, 60, True)  # the new upper bound
     assert tt.probe(keys, data, key, 5, 50, 0) == (7, 0, False)  # the lower bound 80 is gone
     assert tt.best_move(keys, data, key) == 7
+    tt.store(keys, data, key, 4, 200, 150, 9, 0, 1)  # shallower: the deeper entry stands
+    assert tt.probe(keys, data, key, 4, 150, 0) == (7, 60, True)  # no ">= 200" recorded
+    assert tt.best_move(keys, data, key) == 7
 
 
 def test_mate_scores_are_kept_relative_to_the_node() -> None:

@@ -223,3 +223,33 @@ def test_each_pruning_rule_searches_fewer_nodes_and_never_claims_a_loss_alone(
         if results["pruned"].score < -MATE_BOUND:
             assert results["exact"].score < -MATE_BOUND, stones
     assert nodes["pruned"] < 0.8 * nodes["exact"], nodes
+
+
+def test_the_singular_extension_searches_deeper_and_proves_only_what_is_proven() -> None:
+    """The table move searched a ply deeper when no other move comes near it: more nodes at
+    the same depth; a win the exact search proves is still proven; and every win or loss it
+    claims, the exact search proves one ply deeper (one extension at most along a line from a
+    depth-3 root: only nodes with at least 2 plies left and not the root are extended)."""
+    rng = random.Random(9)
+    extended = Engine(replace(EXACT, singular_depth=2, singular_margin=0))
+    exact = Engine(EXACT)
+    nodes = {"exact": 0, "extended": 0}
+    claims = 0
+    for _ in range(scaled(24)):
+        stones = random_position(rng, rng.randint(12, 24))
+        results = {}
+        for name, engine, depth in (("exact", exact, 3), ("extended", extended, 3),
+                                    ("deeper", exact, 4)):
+            engine.new_game(15, 15, 0)
+            engine.setup(stones)
+            results[name] = engine.think(Limits(timeout_turn_ms=600_000, max_depth=depth))
+        nodes["exact"] += results["exact"].nodes
+        nodes["extended"] += results["extended"].nodes
+        if results["exact"].score > MATE_BOUND:
+            assert results["extended"].score > MATE_BOUND, stones
+        if abs(results["extended"].score) > MATE_BOUND:
+            claims += 1
+            assert results["deeper"].score * results["extended"].score > 0, stones
+            assert abs(results["deeper"].score) > MATE_BOUND, stones
+    assert nodes["extended"] > 1.1 * nodes["exact"], nodes
+    assert claims > 0

@@ -14,7 +14,7 @@ from bot.core.searchstate import (
     C_BEST, C_GENERATION, C_NODE_LIMIT, C_NODES, C_SELDEPTH, C_STOP, MAX_PLY, P_BRANCH,
     P_FUTILITY_DEPTH, P_FUTILITY_MARGIN, P_HISTORY, P_KILLERS, P_LEAF_DOUBLE_THREE, P_LEAF_VCF,
     P_LEAF_VCF_NODES, P_LMR_LOG, P_LMR_MOVES, P_MOVE_COUNT, P_RAZOR_DEPTH, P_RAZOR_MARGIN,
-    P_THREE_EXTENSION, P_VCF_DEPTH, SearchState,
+    P_SINGULAR_DEPTH, P_SINGULAR_MARGIN, P_THREE_EXTENSION, P_VCF_DEPTH, SearchState,
 )
 from bot.core.shapes import C_OPEN_THREE
 from bot.core.state import M_CANDIDATES, BoardState
@@ -126,6 +126,25 @@ def alphabeta(st: BoardState, ss: SearchState, depth: int, beta: int, ply: int,
         return best
     extended = forced or (opp_three and ss.config[P_THREE_EXTENSION] != 0)
     next_depth = depth if extended else depth - 1
+    # singular extension: the table move proved a lower bound L not far shallower, and every
+    # other move searched to half the depth stays below L - margin x depth
+    singular_move = -1
+    if (ss.config[P_SINGULAR_DEPTH] > 0 and depth >= ss.config[P_SINGULAR_DEPTH] and ply > 0
+            and not forced and tt_move == first and count > 1 and 2 * ply < MAX_PLY):
+        entry_depth, lower = tt.lower_bound(ss.tt_keys, ss.tt_data, key, ply)
+        if entry_depth >= depth - 3 and -MATE_BOUND < lower < MATE_BOUND:
+            bound = lower - ss.config[P_SINGULAR_MARGIN] * depth
+            singular_move = tt_move
+            for i in range(1, count):
+                cell = select_move(ss.moves, ss.scores, ply, i, generated)
+                make(st, cell, colour)
+                value = -alphabeta(st, ss, (depth - 1) // 2, 1 - bound, ply + 1, 3 - colour)
+                unmake(st)
+                if ctrl[C_STOP] != 0:
+                    return 0
+                if value >= bound:
+                    singular_move = -1
+                    break
     lmr_moves = ss.config[P_LMR_MOVES]
     lmr_log = ss.config[P_LMR_LOG]
     reducible = lmr_moves > 0 and not forced and not opp_three and depth >= 2
@@ -142,6 +161,8 @@ def alphabeta(st: BoardState, ss: SearchState, depth: int, beta: int, ply: int,
                                 next_depth - 1)
             else:
                 reduction = 2 if i >= 3 * lmr_moves and depth >= 4 else 1
+        if cell == singular_move:
+            reduction = -1
         make(st, cell, colour)
         value = -alphabeta(st, ss, next_depth - reduction, 1 - beta, ply + 1, 3 - colour)
         if reduction > 0 and value >= beta and ctrl[C_STOP] == 0:

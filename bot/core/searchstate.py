@@ -43,7 +43,9 @@ P_RAZOR_MARGIN = P_FUTILITY_DEPTH + 1  # razoring: margin per ply of depth (0: o
 P_RAZOR_DEPTH = P_RAZOR_MARGIN + 1  # ... up to this depth
 P_LEAF_DOUBLE_THREE = P_RAZOR_DEPTH + 1  # 1: a leaf sees a win by a double open three
 P_LMR_LOG = P_LEAF_DOUBLE_THREE + 1  # reductions by ln(depth) ln(move number) x this / 100
-CONFIG_SLOTS = P_LMR_LOG + 1
+P_SINGULAR_DEPTH = P_LMR_LOG + 1  # singular extension from this depth (0: off)
+P_SINGULAR_MARGIN = P_SINGULAR_DEPTH + 1  # ... when the others stay this much per ply below
+CONFIG_SLOTS = P_SINGULAR_MARGIN + 1
 
 
 class SearchState(NamedTuple):

@@ -8,9 +8,10 @@ Entries come in buckets of BUCKET consecutive slots; a key's bucket is given by 
     data[i, UPPER] upper bound of the score   } (bot.core.score.to_node)
     data[i, INFO]  generation << 32 | depth << 16 | (best cell + 1)   (best cell -1 = none)
 
-A store for a key already in the bucket uses its entry: at another depth it starts the bounds
-afresh, at the same depth it narrows the bound the search proved (MTD(f) visits a node with
-several windows).  A new key replaces the bucket's least valuable entry: one from an earlier
+A store for a key already in the bucket uses its entry: at the same depth it narrows the bound
+the search proved (MTD(f) visits a node with several windows), deeper it starts the bounds
+afresh, and shallower it changes nothing (the deeper bounds answer every probe the shallower
+ones would, and more).  A new key replaces the bucket's least valuable entry: one from an earlier
 search (generation) before one of this search, and among those the shallowest.
 """
 
@@ -100,12 +101,24 @@ def probe(keys: np.ndarray, data: np.ndarray, key: np.uint64, depth: int, beta: 
 
 
 @kernel()
+def lower_bound(keys: np.ndarray, data: np.ndarray, key: np.uint64, ply: int) -> tuple[int, int]:
+    """(depth, lower bound counted from the root) of the position's entry; (-1, -INFINITY)
+    without one."""
+    slot = _find(keys, key)
+    if slot < 0:
+        return -1, -INFINITY
+    return int((data[slot, INFO] >> DEPTH_SHIFT) & DEPTH_MASK), to_root(data[slot, LOWER], ply)
+
+
+@kernel()
 def store(keys: np.ndarray, data: np.ndarray, key: np.uint64, depth: int, score: int,
           beta: int, move: int, ply: int, generation: int) -> None:
     """Record that a ``depth`` search of the position scored ``score`` against ``beta``: a lower
     bound when ``score >= beta``, else an upper bound; ``move`` is its best cell.
     ``generation`` numbers the search (see the module docstring on replacement)."""
     slot = _find(keys, key)
+    if slot >= 0 and ((data[slot, INFO] >> DEPTH_SHIFT) & DEPTH_MASK) > depth:
+        return
     if slot < 0:
         base = _bucket(keys, key)
         slot = base

@@ -25,17 +25,22 @@ first in 0.337 -> 0.349 of them, in the best three in 0.568 -> 0.640):
     sente-match --selfplay '' '' --openings openings.txt --games 600 --concurrency 2 \\
         --timeout-turn 100 --tolerance 4000 --out matches/tune-data
     python -m bot.tune matches/tune-data --policy --holdout --write
-The evaluation committed (EVAL_*, SHAPE_*, PATTERN_*) was fitted to 434 games of commit
-2722189 (134 of an SPRT at 200 ms on the 400 random 3-stone openings of seed 7, 300 self-play
-games at 100 ms on 600 random 4-stone openings of seed 11), 11,330 quiet positions, each
-labelled 0.3 x the game's result + 0.7 x a depth-6 search's judgement; held out, the
-cross-entropy went 0.4552 -> 0.4470, and the SPRT against the former tables gave +36 Elo
-[+7, +65] (H1, 294 games at 200 ms):
-    python -m protocol.arena.openings.generate --random 600 --stones 4 --seed 11 \\
-        --out openings-tune.txt
-    sente-match --selfplay '' '' --openings openings-tune.txt --games 300 --concurrency 1 \\
-        --timeout-turn 100 --tolerance 4000 --out tune-data
-    python -m bot.tune sprt-vct tune-data --search-depth 6 --outcome-weight 0.3 --write
+The evaluation committed (EVAL_*, SHAPE_*, PATTERN_*) was fitted to 1,739 games on the balanced
+openings (protocol/arena/openings/balanced_15x15.txt, --symmetry --random-order): 1,489 of
+four SPRTs at 200 ms a move between versions from commit ef29766 on, and 250 of that commit at
+500 ms against Pela, AIWine and Rapfi; 58,975 quiet positions, each labelled 0.3 x the game's
+result + 0.7 x a depth-6 search's judgement (30 minutes of one core). Held out (every fifth
+game), the cross-entropy went 0.5849 -> 0.5697, and the SPRT against the former tables gave
++24 Elo (see the README for the final interval; 200 ms, balanced openings):
+    sente-match --engine "A=..." "B=..." --openings protocol/arena/openings/balanced_15x15.txt \\
+        --symmetry --random-order --games 800 --concurrency 2 --timeout-turn 200 \\
+        --sprt 0 30 0.05 0.05 --out matches/sprt-N          # four such SPRTs, and
+    sente-match --engine "Sente=..." "Pela=pbrain-pela" --openings ... --games 100 \\
+        --timeout-turn 500 --out matches/pela                # also AIWine and Rapfi
+    python -m bot.tune matches/sprt-* matches/pela matches/aiwine matches/rapfi \\
+        --search-depth 6 --outcome-weight 0.3 --holdout --write
+The tables before them were fitted the same way to 434 games on random openings (11,330
+positions; held out 0.4552 -> 0.4470; +36 Elo [+7, +65] against the tables before).
 Fits to outcomes alone (600 games at 100 ms from unbalanced openings) had improved the held-out
 cross-entropy too (0.600 -> 0.565) but lost their SPRTs (-50 and -97 Elo, README): outcomes of
 such games are too weak a label on their own.

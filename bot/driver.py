@@ -61,8 +61,8 @@ def iterate(board: Board, ss: SearchState, colour: int,
             max_depth: int) -> Iterator[Iteration]:
     """One Iteration per completed depth, until ``max_depth``, a proven win or a stop (the
     iteration a stop cut short is yielded, incomplete, when a pass had proved a bound with a
-    root move).  A proven loss does
-    not stop the deepening: deeper searches look for the longest resistance."""
+    root move).  A proven loss does not stop the deepening: deeper searches look for the
+    longest resistance."""
     guess = 0
     for depth in range(1, max_depth + 1):
         found = mtdf(board, ss, colour, depth, guess)

@@ -53,7 +53,8 @@ def alphabeta(st: BoardState, ss: SearchState, depth: int, beta: int, ply: int,
               colour: int) -> int:
     """Zero-window search: returns a score ``>= beta`` (a lower bound) or ``< beta`` (an upper
     bound) for ``colour`` to move.  At ply 0 the move that proved ``>= beta`` goes to
-    ctrl[C_BEST].  Forced blocks of a five are searched without using up depth.
+    ctrl[C_BEST].  Forced blocks of a five are searched without using up depth, and
+    (config[P_SINGULAR_DEPTH]) a singular table move one ply deeper.
 
     A score beyond ``±MATE_BOUND`` is a proof: a loss is only claimed where every move was
     searched (a forced block, or a move list the branching cap did not cut; move-count pruning
@@ -162,7 +163,7 @@ def alphabeta(st: BoardState, ss: SearchState, depth: int, beta: int, ply: int,
             else:
                 reduction = 2 if i >= 3 * lmr_moves and depth >= 4 else 1
         if cell == singular_move:
-            reduction = -1
+            reduction = -1  # one ply deeper
         make(st, cell, colour)
         value = -alphabeta(st, ss, next_depth - reduction, 1 - beta, ply + 1, 3 - colour)
         if reduction > 0 and value >= beta and ctrl[C_STOP] == 0:

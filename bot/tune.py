@@ -31,7 +31,7 @@ four SPRTs at 200 ms a move between versions from commit ef29766 on, and 250 of 
 500 ms against Pela, AIWine and Rapfi; 58,975 quiet positions, each labelled 0.3 x the game's
 result + 0.7 x a depth-6 search's judgement (30 minutes of one core). Held out (every fifth
 game), the cross-entropy went 0.5849 -> 0.5697, and the SPRT against the former tables gave
-+24 Elo (see the README for the final interval; 200 ms, balanced openings):
++30 Elo [+7, +54] (H1, 572 games at 200 ms on the balanced openings):
     sente-match --engine "A=..." "B=..." --openings protocol/arena/openings/balanced_15x15.txt \\
         --symmetry --random-order --games 800 --concurrency 2 --timeout-turn 200 \\
         --sprt 0 30 0.05 0.05 --out matches/sprt-N          # four such SPRTs, and

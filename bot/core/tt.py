@@ -81,6 +81,12 @@ def _find(keys: np.ndarray, key: np.uint64) -> int:
 
 
 @kernel()
+def _depth(data: np.ndarray, slot: int) -> int:
+    """The depth the entry in ``slot`` was searched to."""
+    return int((data[slot, INFO] >> DEPTH_SHIFT) & DEPTH_MASK)
+
+
+@kernel()
 def probe(keys: np.ndarray, data: np.ndarray, key: np.uint64, depth: int, beta: int,
           ply: int) -> tuple[int, int, bool]:
     """(best cell or -1, score, cut): ``cut`` when an entry of at least ``depth`` proves the
@@ -90,7 +96,7 @@ def probe(keys: np.ndarray, data: np.ndarray, key: np.uint64, depth: int, beta: 
         return -1, 0, False
     info = data[slot, INFO]
     move = (info & CELL_MASK) - 1
-    if ((info >> DEPTH_SHIFT) & DEPTH_MASK) >= depth:
+    if _depth(data, slot) >= depth:
         lower = to_root(data[slot, LOWER], ply)
         if lower >= beta:
             return move, lower, True
@@ -107,7 +113,7 @@ def lower_bound(keys: np.ndarray, data: np.ndarray, key: np.uint64, ply: int) ->
     slot = _find(keys, key)
     if slot < 0:
         return -1, -INFINITY
-    return int((data[slot, INFO] >> DEPTH_SHIFT) & DEPTH_MASK), to_root(data[slot, LOWER], ply)
+    return _depth(data, slot), to_root(data[slot, LOWER], ply)
 
 
 @kernel()
@@ -117,23 +123,22 @@ def store(keys: np.ndarray, data: np.ndarray, key: np.uint64, depth: int, score:
     bound when ``score >= beta``, else an upper bound; ``move`` is its best cell.
     ``generation`` numbers the search (see the module docstring on replacement)."""
     slot = _find(keys, key)
-    if slot >= 0 and ((data[slot, INFO] >> DEPTH_SHIFT) & DEPTH_MASK) > depth:
+    if slot >= 0 and _depth(data, slot) > depth:
         return
     if slot < 0:
         base = _bucket(keys, key)
         slot = base
         lowest = 1 << 40
         for j in range(BUCKET):
-            info = data[base + j, INFO]
-            value = (info >> DEPTH_SHIFT) & DEPTH_MASK
+            value = _depth(data, base + j)
             if keys[base + j] == 0:
                 value = -AGE_PENALTY - 1
-            elif ((info >> GENERATION_SHIFT) & GENERATION_MASK) != generation:
+            elif ((data[base + j, INFO] >> GENERATION_SHIFT) & GENERATION_MASK) != generation:
                 value -= AGE_PENALTY
             if value < lowest:
                 lowest = value
                 slot = base + j
-    if keys[slot] != key or ((data[slot, INFO] >> DEPTH_SHIFT) & DEPTH_MASK) != depth:
+    if keys[slot] != key or _depth(data, slot) != depth:
         keys[slot] = key
         data[slot, LOWER] = -INFINITY
         data[slot, UPPER] = INFINITY

@@ -386,7 +386,8 @@ def vct_wins(pos: Position, attacker: int, threats_left: int, attacking: bool = 
     """Whether ``attacker`` wins by continuous threats (fours and open threes) within
     ``threats_left`` threats, by brute force over the rules of bot.core.threats._vct (freestyle
     or exact five): the attacker tries every cell of class open three or better (only the
-    block of the defender's single five, if it has one); the defender must block a single
+    block of the defender's single five, if it has one, and a block of a lesser class only
+    while an open three of the attacker still stands); the defender must block a single
     five, wins with a five, an open four or double four, or a VCF of its own, and otherwise
     must answer an open three with a cell where either side makes a four; an empty answer set,
     or no three to answer, fails the attack."""
@@ -398,6 +399,14 @@ def vct_wins(pos: Position, attacker: int, threats_left: int, attacking: bool = 
             return decided
         if threats_left <= 0:
             return False
+        if opp_fives and cell_class(pos, *opp_fives[0], attacker) < C_OPEN_THREE:
+            # a quiet block: the attack goes on only if an open three of ours still stands
+            pos.stones[opp_fives[0]] = attacker
+            standing = any(cell_class(pos, x, y, attacker) == C_OPEN_FOUR
+                           for x, y in candidates(pos))
+            won = standing and vct_wins(pos, attacker, threats_left, False)
+            del pos.stones[opp_fives[0]]
+            return won
         for x, y in sorted(cells):
             kind = cell_class(pos, x, y, attacker)
             if opp_fives and (x, y) != opp_fives[0] or kind < C_OPEN_THREE or kind == C_FIVE:

@@ -368,3 +368,23 @@ def test_a_long_vcf_is_found_before_the_search_and_played_at_once(case_id: str) 
     assert len(blocks) == 1
     engine.play(*blocks[0])
     assert vcf(board.state, engine._search, attacker, Config().root_vcf_fours) > 0
+
+
+def test_vct_goes_on_after_a_quiet_block_of_a_counter_four_while_its_three_stands() -> None:
+    """Black's open three is answered by a white four; black's block of it is no threat, yet
+    the three still stands and white must answer it again: a win in 7 plies with 2 threats
+    (a random position found so), which the brute-force solver and the main search confirm.
+    Without the quiet block the VCT finds nothing here."""
+    stones = [(5, 2, 1), (5, 6, 2), (3, 8, 1), (2, 2, 2), (4, 8, 1), (2, 4, 2), (8, 3, 1),
+              (4, 2, 2), (4, 7, 1), (4, 4, 2), (3, 6, 1), (7, 4, 2), (6, 4, 1), (3, 2, 2),
+              (2, 3, 1), (8, 7, 2)]
+    engine = Engine()
+    engine.new_game(11, 11, 0)
+    engine.setup(stones)
+    board = engine.require_board()
+    assert board.side_to_move() == 1
+    plies, _ = vct(board.state, engine._search, 1, 2, 10**7)
+    assert plies == 7
+    position = naive.Position(11, 11, 0, {(x, y): c for x, y, c in stones})
+    assert naive.vct_wins(position, 1, 2)
+    assert engine.think(Limits(timeout_turn_ms=600_000, max_depth=4)).score > MATE_BOUND

@@ -360,8 +360,9 @@ def _vct(st: BoardState, ss: SearchState, attacker: int, attacking: int, threats
          ply: int) -> int:
     """Plies to a win for ``attacker`` by continuous threats, or 0 if none is found.
 
-    Attacker to move (``attacking`` 1): a five wins; a five of the defender must be blocked; an
-    open four (or double four) wins; else every four and open three is tried, while
+    Attacker to move (``attacking`` 1): a five wins; a five of the defender must be blocked (by
+    a threat, or by a quiet move while an open three of the attacker still stands); an open
+    four (or double four) wins; else every four and open three is tried, while
     ``threats_left`` lasts.  Defender to move: its five wins for it; a single four of the
     attacker must be blocked there; against an open three the defender wins if it has an open
     four or a VCF of its own, and otherwise must hold with one of: every cell where the
@@ -393,23 +394,38 @@ def _vct(st: BoardState, ss: SearchState, attacker: int, attacking: int, threats
             if known >= 0:
                 return known
         result = 0
-        for i in range(st.meta[M_CANDIDATES]):
-            cell = st.candidates[i]
-            kind = st.classes[attacker - 1, cell]
-            if opp_fives == 1 and cell != opp_five:
-                continue
-            if kind < C_OPEN_THREE or kind == C_FIVE or not is_legal(st, cell, attacker):
-                continue
-            make(st, cell, attacker)
-            found = _vct(st, ss, attacker, DEFENDING, threats_left - 1, ply + 1)
-            unmake(st)
-            if found > 0:
-                if ply == 0:
-                    ctrl[C_TSS_MOVE] = cell
-                result = found + 1
-                break
-            if _out_of_budget(ctrl):
-                break
+        if opp_fives == 1 and st.classes[attacker - 1, opp_five] < C_OPEN_THREE:
+            # the block of the defender's counter-four is no threat: it keeps the initiative
+            # only while an open three of the attacker still stands, which the defender must
+            # then answer again
+            if is_legal(st, opp_five, attacker):
+                make(st, opp_five, attacker)
+                _, _, _, _, standing = scan_threats(st, 3 - attacker)
+                if standing:
+                    found = _vct(st, ss, attacker, DEFENDING, threats_left, ply + 1)
+                    if found > 0:
+                        if ply == 0:
+                            ctrl[C_TSS_MOVE] = opp_five
+                        result = found + 1
+                unmake(st)
+        else:
+            for i in range(st.meta[M_CANDIDATES]):
+                cell = st.candidates[i]
+                kind = st.classes[attacker - 1, cell]
+                if opp_fives == 1 and cell != opp_five:
+                    continue
+                if kind < C_OPEN_THREE or kind == C_FIVE or not is_legal(st, cell, attacker):
+                    continue
+                make(st, cell, attacker)
+                found = _vct(st, ss, attacker, DEFENDING, threats_left - 1, ply + 1)
+                unmake(st)
+                if found > 0:
+                    if ply == 0:
+                        ctrl[C_TSS_MOVE] = cell
+                    result = found + 1
+                    break
+                if _out_of_budget(ctrl):
+                    break
         if not _out_of_budget(ctrl):  # a search cut short proves nothing
             _memo_store(ss.vcf_keys, ss.vcf_data, key, threats_left, result)
         return result

@@ -152,6 +152,7 @@ def tactics() -> None:
     defence; its time is that of the first iteration from which the best move stayed one."""
     engine = Engine()
     rows: dict[str, list[float | None]] = {"vcf": [], "vct": [], "defence": []}
+    unsolved: list[str] = []
     for line in PUZZLES.read_text().splitlines():
         case = json.loads(line)
         if not case["counts_consistent_with_to_move"]:
@@ -161,7 +162,9 @@ def tactics() -> None:
         infos, _ = _iterations(engine, lambda info: info.score > MATE_BOUND)
         won = [info.elapsed_ms / 1000 for info in infos if info.score > MATE_BOUND]
         rows[case["task"]].append(won[0] if won else None)
-    for _, black, white, defences in DEFENCES:
+        if not won:
+            unsolved.append(case["id"])
+    for label, black, white, defences in DEFENCES:
         engine.new_game(15, 15, 0)
         engine.setup([(x, y, 1) for x, y in black] + [(x, y, 2) for x, y in white])
         infos, move = _iterations(engine, lambda info: False)
@@ -169,11 +172,14 @@ def tactics() -> None:
         first = steady[-1] + 1 if steady else 0
         solved = move in defences and first < len(infos)
         rows["defence"].append(infos[first].elapsed_ms / 1000 if solved else None)
+        if not solved:
+            unsolved.append(label)
     print(f"{'set':<10}{'solved':>10}{'mean s':>9}   (within {TACTICS_SECONDS:.0f} s each)")
     for name, times in rows.items():
         done = [t for t in times if t is not None]
         mean = f"{sum(done) / len(done):.2f}" if done else "-"
         print(f"{name:<10}{len(done):>6}/{len(times):<3}{mean:>9}")
+    print(f"unsolved: {', '.join(unsolved) or 'none'}")
 
 
 GOMOCUP_OPENING = ["7,7,2", "8,7,1", "8,8,2"]  # GomocupJudge sends the opening as BOARD rows

@@ -394,15 +394,19 @@ def _vct(st: BoardState, ss: SearchState, attacker: int, attacking: int, threats
             if known >= 0:
                 return known
         result = 0
-        if opp_fives == 1 and st.classes[attacker - 1, opp_five] < C_OPEN_THREE:
-            # the block of the defender's counter-four is no threat: it keeps the initiative
-            # only while an open three of the attacker still stands, which the defender must
-            # then answer again
+        if opp_fives == 1:
+            # the only move blocks the defender's counter-four: as a threat of its own, or as a
+            # quiet move while an open three of the attacker still stands (the defender must
+            # then answer that three again, and no threat is spent)
             if is_legal(st, opp_five, attacker):
+                threat = st.classes[attacker - 1, opp_five] >= C_OPEN_THREE
                 make(st, opp_five, attacker)
-                _, _, _, _, standing = scan_threats(st, 3 - attacker)
-                if standing:
-                    found = _vct(st, ss, attacker, DEFENDING, threats_left, ply + 1)
+                playable = threat
+                if not threat:
+                    _, _, _, _, playable = scan_threats(st, 3 - attacker)  # a three stands
+                if playable:
+                    found = _vct(st, ss, attacker, DEFENDING, threats_left - int(threat),
+                                 ply + 1)
                     if found > 0:
                         if ply == 0:
                             ctrl[C_TSS_MOVE] = opp_five
@@ -412,8 +416,6 @@ def _vct(st: BoardState, ss: SearchState, attacker: int, attacking: int, threats
             for i in range(st.meta[M_CANDIDATES]):
                 cell = st.candidates[i]
                 kind = st.classes[attacker - 1, cell]
-                if opp_fives == 1 and cell != opp_five:
-                    continue
                 if kind < C_OPEN_THREE or kind == C_FIVE or not is_legal(st, cell, attacker):
                     continue
                 make(st, cell, attacker)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections import Counter
 
 import numpy as np
 import pytest
@@ -67,16 +68,25 @@ def test_kernels_agree_with_naive_twins(rule: int, size: tuple[int, int]) -> Non
                      for x, y in naive.candidates(pos)]
             sums = [int(CELL_VALUES[row, words].sum()) for row in range(2)]
             assert list(board.state.value_sums[colour - 1]) == sums
+            kinds = Counter(naive.cell_class(pos, x, y, colour) for x, y in naive.candidates(pos))
+            start = state.M_CLASS_COUNTS + (colour - 1) * shapes.CLASSES
+            assert list(board.state.meta[start:start + shapes.CLASSES]) == [kinds[kind]
+                                                                     for kind in range(shapes.CLASSES)]
         assert board.symmetric_hashes() == naive.hashes(pos, values)
 
 
 def assert_value_sums_recount(board: Board) -> None:
-    """The incrementally kept value sums equal a sum over the candidate cells."""
+    """The incrementally kept value sums and class counts equal a sum and a count over the
+    candidate cells."""
     for colour in (1, 2):
         words = [word([board.shape(x, y, colour, d) for d in range(4)])
                  for x, y in board.candidates()]
         sums = [int(CELL_VALUES[row, words].sum()) for row in range(2)]
         assert list(board.state.value_sums[colour - 1]) == sums
+        kinds = Counter(board.cell_class(x, y, colour) for x, y in board.candidates())
+        start = state.M_CLASS_COUNTS + (colour - 1) * shapes.CLASSES
+        counts = board.state.meta[start:start + shapes.CLASSES]
+        assert list(counts) == [kinds[kind] for kind in range(shapes.CLASSES)]
 
 
 def snapshot(board: Board) -> dict[str, np.ndarray]:

@@ -11,7 +11,7 @@ from bot.core import shapes
 from bot.core.jit import kernel, np
 from bot.core.shapes import BLACK, EMPTY, FIVE, FOUR, FOUR_FOUR, OPEN_FOUR, OPEN_THREE, OVERLINE
 from bot.core.state import (
-    BoardState, M_CANDIDATES, M_PLY, M_SYMMETRIES, PAD,
+    BoardState, M_CANDIDATES, M_CLASS_COUNTS, M_PLY, M_SYMMETRIES, PAD,
 )
 
 # Renju fouls, numbered as the renju package and Piskvork's referee number them.
@@ -24,7 +24,8 @@ FOUL_NONE, FOUL_DOUBLE_THREE, FOUL_DOUBLE_FOUR, FOUL_OVERLINE = 0, 1, 2, 3
 
 @kernel("void(state, int64, int64)")
 def _refresh_shapes(st: BoardState, cell: int, direction: int) -> None:
-    """Recompute both colours' shape in one direction, and their classes, from the line key."""
+    """Recompute both colours' shape in one direction, and their classes, from the line key
+    (a shape the new key leaves as it was changes nothing else)."""
     key = st.keys[cell, direction]
     shift = 4 * direction
     keep = np.int64(0xFFFF) ^ (np.int64(15) << shift)  # every shape but this direction's
@@ -32,20 +33,27 @@ def _refresh_shapes(st: BoardState, cell: int, direction: int) -> None:
     for side in range(2):
         shape = np.int64(st.shape_table[side + 1, key])
         old_word = np.int64(st.words[side, cell])
+        if (old_word >> shift) & 15 == shape:
+            continue
         word = (old_word & keep) | (shape << shift)
         st.words[side, cell] = word
+        kind = st.class_table[word]
         if counted:
             for row in range(2):
                 st.value_sums[side, row] += (st.cell_values[row, word]
                                              - st.cell_values[row, old_word])
-        st.classes[side, cell] = st.class_table[word]
+            base = M_CLASS_COUNTS + side * shapes.CLASSES
+            st.meta[base + st.classes[side, cell]] -= 1
+            st.meta[base + kind] += 1
+        st.classes[side, cell] = kind
 
 
 @kernel("void(state, int64, int64)")
 def _count_candidate(st: BoardState, cell: int, sign: int) -> None:
-    """Add (``sign`` 1) or take away (-1) the values of a cell entering or leaving the
-    candidate list."""
+    """Add (``sign`` 1) or take away (-1) the values and the classes of a cell entering or
+    leaving the candidate list."""
     for side in range(2):
+        st.meta[M_CLASS_COUNTS + side * shapes.CLASSES + st.classes[side, cell]] += sign
         word = st.words[side, cell]
         for row in range(2):
             st.value_sums[side, row] += sign * st.cell_values[row, word]

@@ -28,9 +28,12 @@ RULE_RENJU = 4
 RULE_CARO = 8
 KNOWN_RULE_BITS = RULE_EXACT | RULE_CONTINUOUS | RULE_RENJU | RULE_CARO
 
-# meta[] slots: fixed geometry, then counters the kernels update.
+# meta[] slots: fixed geometry, then counters the kernels update: from M_CLASS_COUNTS on, the
+# candidate cells of each class per colour (meta[M_CLASS_COUNTS + (colour - 1) * CLASSES +
+# class]), so a kernel knows without a scan whether anyone has a five, a four or a three to play.
 M_WIDTH, M_HEIGHT, M_STRIDE, M_SIZE, M_SYMMETRIES, M_RULE, M_PLY, M_CANDIDATES = range(8)
-META_SLOTS = 8
+M_CLASS_COUNTS = 8
+META_SLOTS = M_CLASS_COUNTS + 2 * shapes.CLASSES
 
 ZOBRIST_SEED = 20260522  # fixed forever: opening-book keys are stored on disk
 ZOBRIST_SIDE = MAX_SIDE  # Zobrist values are drawn for a 32 x 32 grid of image coordinates

@@ -8,10 +8,14 @@ from bot.core.moves import foul_kind, make, unmake
 from bot.core.searchstate import (
     C_NODES, C_STOP, C_TSS_LIMIT, C_TSS_MOVE, C_TSS_NODES, SearchState,
 )
-from bot.core.shapes import BLACK, C_DOUBLE_FOUR, C_DOUBLE_THREE, C_FIVE, C_FOUR, C_OPEN_FOUR
+from bot.core.shapes import (
+    BLACK, C_DOUBLE_FOUR, C_DOUBLE_THREE, C_FIVE, C_FOUR, C_OPEN_FOUR, CLASSES,
+)
 from bot.core.shapes import C_OPEN_THREE
 from bot.core.shapes import OVERLINE
-from bot.core.state import M_CANDIDATES, M_RULE, RULE_CARO, RULE_RENJU, BoardState
+from bot.core.state import (
+    M_CANDIDATES, M_CLASS_COUNTS, M_RULE, RULE_CARO, RULE_RENJU, BoardState,
+)
 
 
 @kernel("boolean(state, int64, int64)")
@@ -29,11 +33,25 @@ def is_legal(st: BoardState, cell: int, colour: int) -> bool:
 
 
 @kernel()
+def cells_of_class(st: BoardState, colour: int, lowest: int) -> int:
+    """How many candidate cells give ``colour`` a class of ``lowest`` or more (kept by
+    make/unmake in meta[M_CLASS_COUNTS...], no scan)."""
+    base = M_CLASS_COUNTS + (colour - 1) * CLASSES
+    count = 0
+    for kind in range(lowest, CLASSES):
+        count += st.meta[base + kind]
+    return int(count)
+
+
+@kernel()
 def scan_threats(st: BoardState, colour: int) -> tuple[int, int, int, int, bool]:
     """(own five cell or -1, opponent five count, an opponent five cell, own winning four cell
     (open four, or double four where legal) or -1, opponent has an open three: a cell where
     it makes an open four and may legally play, so a renju three whose four-points are all
-    fouls for black is no threat)."""
+    fouls for black is no threat).  Without a scan when the class counts show none of them."""
+    if cells_of_class(st, colour, C_DOUBLE_FOUR) == 0 and cells_of_class(st, 3 - colour,
+                                                                         C_OPEN_FOUR) == 0:
+        return -1, 0, -1, -1, False
     own, opp = colour - 1, 2 - colour
     own_five, opp_fives, opp_five, own_win_four = -1, 0, -1, -1
     opp_three = False
@@ -190,8 +208,9 @@ def vcf(st: BoardState, ss: SearchState, colour: int, fours_left: int) -> int:
         return 0
     if opp_fives == 0 and own_win_four >= 0:
         return 3
-    if fours_left <= 0:
-        return 0
+    fours = cells_of_class(st, colour, C_FOUR)
+    if fours_left <= 0 or fours == 0:
+        return 0  # (no four to play: not worth a memo entry)
     key = _vcf_key(st, colour)
     known = _memo_probe(ss.vcf_keys, ss.vcf_data, key, fours_left)
     if known >= 0:
@@ -199,9 +218,12 @@ def vcf(st: BoardState, ss: SearchState, colour: int, fours_left: int) -> int:
     other = 3 - colour
     found = 0
     for i in range(st.meta[M_CANDIDATES]):
+        if fours == 0:  # every four tried
+            break
         cell = st.candidates[i]
         if st.classes[colour - 1, cell] < C_FOUR:
             continue
+        fours -= 1
         kind, block = _play_four(st, ss.scratch, colour, cell, opp_fives, opp_five)
         if kind == NOT_A_FOUR:
             continue

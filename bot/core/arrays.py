@@ -79,11 +79,6 @@ class Buffer:
         out._bytes[:] = self._bytes
         return out
 
-    def row_bytes(self, row: int) -> memoryview:
-        """The bytes of ``self[row]`` (the first index fixed), writable."""
-        width = self.nbytes // self.shape[0]
-        return self._bytes[row * width: (row + 1) * width]
-
     def tolist(self) -> list[Any]:
         return cast(list[Any], self._view.tolist())
 
@@ -117,14 +112,6 @@ def from_list(values: Sequence[int] | Sequence[Sequence[int]], dtype: str) -> nd
     for i, value in enumerate(flat):
         array[i] = value
     return array
-
-
-def set_row(array: Any, row: int, source: Any) -> None:
-    """``array[row] = source`` for a 2-D ``array`` and a 1-D ``source`` of its dtype."""
-    if isinstance(array, Buffer) and isinstance(source, Buffer):
-        array.row_bytes(row)[:] = source._bytes
-    else:
-        array[row] = source
 
 
 def copy_into(array: Any, source: Any) -> None:

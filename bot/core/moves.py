@@ -30,8 +30,9 @@ def _refresh_shapes(st: BoardState, cell: int, direction: int) -> None:
     shift = 4 * direction
     keep = np.int64(0xFFFF) ^ (np.int64(15) << shift)  # every shape but this direction's
     counted = st.candidate_index[cell] >= 0
+    pair = np.int64(st.shape_table[key])  # BLACK's shape | WHITE's << 4
     for side in range(2):
-        shape = np.int64(st.shape_table[side + 1, key])
+        shape = (pair >> (4 * side)) & 15
         old_word = np.int64(st.words[side, cell])
         if (old_word >> shift) & 15 == shape:
             continue

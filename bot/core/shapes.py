@@ -297,18 +297,20 @@ def fill_shape_table(win_def: int, table: np.ndarray, memo: np.ndarray, line: np
         table[key] = memo[reduced]
 
 
-def swapped_table(black_view: np.ndarray) -> np.ndarray:
-    """The table as seen by WHITE: entry k is ``black_view[swap_colours(k)]``."""
+def pair_table(black_view: np.ndarray, white_rule_view: np.ndarray) -> np.ndarray:
+    """Both colours' shapes per key in one byte: BLACK's from ``black_view`` in the low four
+    bits, WHITE's in the high four, from ``white_rule_view`` (a table for OWN = BLACK keys,
+    under WHITE's win definition) read at the colour-swapped key."""
     out = arrays.zeros(KEY_COUNT, "uint8")
-    fill_swapped_table(black_view, out)
+    fill_pair_table(black_view, white_rule_view, out)
     return out
 
 
 @kernel()
-def fill_swapped_table(black_view: np.ndarray, out: np.ndarray) -> None:
-    """``out[k] = black_view[swap_colours(k)]`` for every key."""
+def fill_pair_table(black_view: np.ndarray, white_rule_view: np.ndarray, out: np.ndarray) -> None:
+    """``out[k] = black_view[k] | white_rule_view[swap_colours(k)] << 4`` for every key."""
     for key in range(KEY_COUNT):
-        out[key] = black_view[swap_colours(key)]
+        out[key] = black_view[key] | (white_rule_view[swap_colours(key)] << 4)
 
 
 @kernel()

@@ -62,7 +62,7 @@ class BoardState(NamedTuple):
     steps: np.ndarray  # int64[4]: index step of each direction (→, ↓, ↘, ↙)
     near_offsets: np.ndarray  # int64[(2R+1)^2 - 1]: index offsets of the candidate neighbourhood
     zobrist: np.ndarray  # uint64[8, 3, size]: value of a BLACK/WHITE stone (index 1/2) per image
-    shape_table: np.ndarray  # uint8[3, 2^20]: shape per line key, rows BLACK and WHITE (row 0 unused)
+    shape_table: np.ndarray  # uint8[2^20]: per line key BLACK's shape | WHITE's shape << 4
     class_table: np.ndarray  # uint8[2^16]: class per shape word
 
 
@@ -94,13 +94,12 @@ def definition_table(win_def: int) -> np.ndarray:
 
 
 def rule_shape_table(rule: int) -> np.ndarray:
-    """uint8[3, 2^20]: row BLACK and row WHITE give each colour's shape for a line key."""
+    """uint8[2^20]: both colours' shapes for a line key, BLACK's in the low four bits and
+    WHITE's in the high four (one read gives both)."""
     black_def, white_def = win_definitions(rule)
     if (black_def, white_def) not in _rule_tables:
-        table = arrays.zeros((3, shapes.KEY_COUNT), "uint8")
-        arrays.set_row(table, shapes.BLACK, definition_table(black_def))
-        arrays.set_row(table, shapes.WHITE, shapes.swapped_table(definition_table(white_def)))
-        _rule_tables[(black_def, white_def)] = table
+        _rule_tables[(black_def, white_def)] = shapes.pair_table(
+            definition_table(black_def), definition_table(white_def))
     return _rule_tables[(black_def, white_def)]
 
 
@@ -175,7 +174,8 @@ def new_state(width: int, height: int, rule: int,
             for colour in (shapes.BLACK, shapes.WHITE):
                 word = 0
                 for direction in range(4):
-                    word |= int(shape_table[colour, keys[cell, direction]]) << (4 * direction)
+                    pair = int(shape_table[keys[cell, direction]])
+                    word |= ((pair >> (4 * (colour - 1))) & 15) << (4 * direction)
                 words[colour - 1, cell] = word
                 classes[colour - 1, cell] = table[word]
 
@@ -236,6 +236,6 @@ def state_type() -> Any:
         cell_values=empty(np.int32, 2), value_sums=empty(np.int64, 2),
         history=empty(np.int64, 2), hashes=empty(np.uint64, 1), steps=empty(np.int64, 1),
         near_offsets=empty(np.int64, 1), zobrist=empty(np.uint64, 3),
-        shape_table=empty(np.uint8, 2), class_table=empty(np.uint8, 1),
+        shape_table=empty(np.uint8, 1), class_table=empty(np.uint8, 1),
     )
     return numba.typeof(sample)

@@ -32,7 +32,7 @@ def is_legal(st: BoardState, cell: int, colour: int) -> bool:
     return True
 
 
-@kernel()
+@kernel("int64(state, int64, int64)")
 def cells_of_class(st: BoardState, colour: int, lowest: int) -> int:
     """How many candidate cells give ``colour`` a class of ``lowest`` or more (kept by
     make/unmake in meta[M_CLASS_COUNTS...], no scan)."""

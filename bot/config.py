@@ -327,8 +327,9 @@ class Config:
     razor_margin: int = 0
     razor_depth: int = 2
     # A leaf whose static score does not hold beta and that has no win by fours also looks
-    # for a win by a double open three that the opponent cannot meet with fours (one more
-    # pass over the candidates at such leaves).
+    # for a win by a double open three that the opponent cannot meet with fours (read off the
+    # class counts, no scan): a few more leaves end in a mate score, which the search then
+    # trusts over the static score.
     leaf_double_three: bool = False
     # Singular extension: at a node with at least singular_depth plies left whose table move
     # proved a lower bound L (at most 3 plies shallower), the other moves are searched to half

@@ -183,6 +183,7 @@ class Board:
 
     def symmetric_hashes(self) -> list[int]:
         """Zobrist keys of the position's images under each board symmetry (8 square, 4 else)."""
+        moves.symmetric_hashes(self.state)
         return [int(self.state.hashes[i]) for i in range(int(self.state.meta[M_SYMMETRIES]))]
 
     def canonical_key(self) -> tuple[int, int]:

@@ -104,8 +104,7 @@ def make(st: BoardState, cell: int, colour: int) -> None:
             st.candidate_index[other] = count
             meta[M_CANDIDATES] = count + 1
             _count_candidate(st, other, 1)
-    for sym in range(meta[M_SYMMETRIES]):
-        st.hashes[sym] ^= st.zobrist[sym, colour, cell]
+    st.hashes[0] ^= st.zobrist[0, colour, cell]
     meta[M_PLY] = ply + 1
 
 
@@ -129,8 +128,7 @@ def unmake(st: BoardState) -> int:
             meta[M_CANDIDATES] = count
     st.board[cell] = EMPTY
     _toggle_lines(st, cell, colour)
-    for sym in range(meta[M_SYMMETRIES]):
-        st.hashes[sym] ^= st.zobrist[sym, colour, cell]
+    st.hashes[0] ^= st.zobrist[0, colour, cell]
     if index >= 0:  # put the cell back where it was, the displaced cell back at the end
         count = meta[M_CANDIDATES]
         if index < count:  # the cell was not the last entry: something took its place
@@ -217,8 +215,22 @@ def foul_kind(st: BoardState, cell: int) -> int:
 
 
 @kernel()
+def symmetric_hashes(st: BoardState) -> None:
+    """Write the Zobrist keys of the position's other symmetric images to st.hashes[1:] (8
+    square, 4 else), from the stones played (make/unmake keep only hashes[0], the search's
+    key; the images are needed only for the book's canonical key)."""
+    for sym in range(1, st.meta[M_SYMMETRIES]):
+        key = np.uint64(0)
+        for ply in range(st.meta[M_PLY]):
+            cell = st.history[ply, 0]
+            key ^= st.zobrist[sym, st.board[cell], cell]
+        st.hashes[sym] = key
+
+
+@kernel()
 def canonical_hash(st: BoardState) -> tuple[np.uint64, int]:
     """Smallest Zobrist key over the board's symmetric images, and the symmetry that gave it."""
+    symmetric_hashes(st)
     best = st.hashes[0]
     best_sym = 0
     for sym in range(1, st.meta[M_SYMMETRIES]):

@@ -58,7 +58,8 @@ class BoardState(NamedTuple):
     # when its colour is to move, row 1 when the other is; see bot.core.evaluate)
     value_sums: np.ndarray  # int64[2, 2]: per colour, cell_values summed over candidate cells
     history: np.ndarray  # int64[max_ply, 2]: played cell and its former candidate index
-    hashes: np.ndarray  # uint64[8]: Zobrist key of each symmetric image of the position
+    hashes: np.ndarray  # uint64[8]: Zobrist key of the position (kept by make/unmake), then of its
+    # other symmetric images (written only when asked: bot.core.moves.symmetric_hashes)
     steps: np.ndarray  # int64[4]: index step of each direction (→, ↓, ↘, ↙)
     near_offsets: np.ndarray  # int64[(2R+1)^2 - 1]: index offsets of the candidate neighbourhood
     zobrist: np.ndarray  # uint64[8, 3, size]: value of a BLACK/WHITE stone (index 1/2) per image

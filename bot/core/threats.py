@@ -83,15 +83,8 @@ def double_three_win(st: BoardState, colour: int) -> bool:
     rule = st.meta[M_RULE]
     if (rule & RULE_CARO) != 0 or (colour == BLACK and (rule & RULE_RENJU) != 0):
         return False
-    own, opp = colour - 1, 2 - colour
-    found = False
-    for i in range(st.meta[M_CANDIDATES]):
-        cell = st.candidates[i]
-        if st.classes[opp, cell] >= C_FOUR:
-            return False
-        if not found and st.classes[own, cell] == C_DOUBLE_THREE:
-            found = True
-    return found
+    double_threes = st.meta[M_CLASS_COUNTS + (colour - 1) * CLASSES + C_DOUBLE_THREE]
+    return double_threes > 0 and cells_of_class(st, 3 - colour, C_FOUR) == 0
 
 
 WHITE_TO_MOVE_KEY = 0x9E3779B97F4A7C15  # xor-ed into the VCF memo key for white

@@ -69,10 +69,14 @@ def test_kernels_agree_with_naive_twins(rule: int, size: tuple[int, int]) -> Non
             sums = [int(CELL_VALUES[row, words].sum()) for row in range(2)]
             assert list(board.state.value_sums[colour - 1]) == sums
             kinds = Counter(naive.cell_class(pos, x, y, colour) for x, y in naive.candidates(pos))
-            start = state.M_CLASS_COUNTS + (colour - 1) * shapes.CLASSES
-            assert list(board.state.meta[start:start + shapes.CLASSES]) == [kinds[kind]
-                                                                     for kind in range(shapes.CLASSES)]
+            assert kept_class_counts(board, colour) == [kinds[k] for k in range(shapes.CLASSES)]
         assert board.symmetric_hashes() == naive.hashes(pos, values)
+
+
+def kept_class_counts(board: Board, colour: int) -> list[int]:
+    """The candidate cells of each class for ``colour``, as make/unmake keep them."""
+    start = state.M_CLASS_COUNTS + (colour - 1) * shapes.CLASSES
+    return [int(n) for n in board.state.meta[start:start + shapes.CLASSES]]
 
 
 def assert_value_sums_recount(board: Board) -> None:
@@ -84,9 +88,7 @@ def assert_value_sums_recount(board: Board) -> None:
         sums = [int(CELL_VALUES[row, words].sum()) for row in range(2)]
         assert list(board.state.value_sums[colour - 1]) == sums
         kinds = Counter(board.cell_class(x, y, colour) for x, y in board.candidates())
-        start = state.M_CLASS_COUNTS + (colour - 1) * shapes.CLASSES
-        counts = board.state.meta[start:start + shapes.CLASSES]
-        assert list(counts) == [kinds[kind] for kind in range(shapes.CLASSES)]
+        assert kept_class_counts(board, colour) == [kinds[k] for k in range(shapes.CLASSES)]
 
 
 def snapshot(board: Board) -> dict[str, np.ndarray]:

@@ -49,8 +49,9 @@ def scan_threats(st: BoardState, colour: int) -> tuple[int, int, int, int, bool]
     (open four, or double four where legal) or -1, opponent has an open three: a cell where
     it makes an open four and may legally play, so a renju three whose four-points are all
     fouls for black is no threat).  Without a scan when the class counts show none of them."""
-    if cells_of_class(st, colour, C_DOUBLE_FOUR) == 0 and cells_of_class(st, 3 - colour,
-                                                                         C_OPEN_FOUR) == 0:
+    own_wins = cells_of_class(st, colour, C_DOUBLE_FOUR)  # double four, open four, five
+    opp_threats = cells_of_class(st, 3 - colour, C_OPEN_FOUR)  # open four, five
+    if own_wins == 0 and opp_threats == 0:
         return -1, 0, -1, -1, False
     own, opp = colour - 1, 2 - colour
     own_five, opp_fives, opp_five, own_win_four = -1, 0, -1, -1

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import psutil
 
+from bot.config import Config
 from bot.core import arrays, drills, state
 from bot.core.board import Board, Point
 from bot.core.score import MATE_BOUND
@@ -122,6 +123,10 @@ DEFENCES = (
      [(4, 7), (1, 1), (1, 13), (13, 13), (0, 7)], {(8, 7), (9, 7), (8, 8), (8, 4)}),
 )
 TACTICS_SECONDS = 1.0  # a position counts as solved when the search gets it within this long
+# The threat solver alone (the root's VCT, with quiet threats, given the whole second): the
+# most threats it may use, and the fours of the VCF that makes a quiet move a threat.
+SOLVER = Config(vct_nodes_per_ms=1_000_000, vct_max_nodes=10**9, vct_threats=12,
+                vct_quiet_fours=3)
 PUZZLES = Path(__file__).resolve().parents[1] / "tests" / "data" / "renju_puzzles_quintet_mit.jsonl"
 
 
@@ -149,21 +154,33 @@ def _iterations(engine: Engine, stop_when: Callable[[SearchInfo], bool]) -> tupl
 def tactics() -> None:
     """VCF and VCT puzzles (renju, quintet, MIT): solved when an iteration proves a win.
     Must-defend positions: solved when the move played after at most TACTICS_SECONDS is a
-    defence; its time is that of the first iteration from which the best move stayed one."""
-    engine = Engine()
-    rows: dict[str, list[float | None]] = {"vcf": [], "vct": [], "defence": []}
+    defence; its time is that of the first iteration from which the best move stayed one.
+    The VCT puzzles again for the threat solver alone (SOLVER): solved when it proves the win
+    within TACTICS_SECONDS."""
+    engine, solver = Engine(), Engine(SOLVER)
+    rows: dict[str, list[float | None]] = {"vcf": [], "vct": [], "defence": [], "vct solver": []}
     unsolved: list[str] = []
     for line in PUZZLES.read_text().splitlines():
         case = json.loads(line)
         if not case["counts_consistent_with_to_move"]:
             continue  # our board infers the side to move from the stone counts
+        stones = [(x, y, 1) for x, y in case["black"]] + [(x, y, 2) for x, y in case["white"]]
         engine.new_game(15, 15, 4)
-        engine.setup([(x, y, 1) for x, y in case["black"]] + [(x, y, 2) for x, y in case["white"]])
+        engine.setup(stones)
         infos, _ = _iterations(engine, lambda info: info.score > MATE_BOUND)
         won = [info.elapsed_ms / 1000 for info in infos if info.score > MATE_BOUND]
         rows[case["task"]].append(won[0] if won else None)
         if not won:
             unsolved.append(case["id"])
+        if case["task"] == "vct":
+            solver.new_game(15, 15, 4)
+            solver.setup(stones)
+            result = solver.think(Limits(timeout_turn_ms=int(TACTICS_SECONDS * 1000),
+                                         max_depth=1))
+            proven = result.stopped_by == "proven" and result.elapsed_ms <= TACTICS_SECONDS * 1000
+            rows["vct solver"].append(result.elapsed_ms / 1000 if proven else None)
+            if not proven:
+                unsolved.append(f"{case['id']} (solver)")
     for label, black, white, defences in DEFENCES:
         engine.new_game(15, 15, 0)
         engine.setup([(x, y, 1) for x, y in black] + [(x, y, 2) for x, y in white])
@@ -174,11 +191,11 @@ def tactics() -> None:
         rows["defence"].append(infos[first].elapsed_ms / 1000 if solved else None)
         if not solved:
             unsolved.append(label)
-    print(f"{'set':<10}{'solved':>10}{'mean s':>9}   (within {TACTICS_SECONDS:.0f} s each)")
+    print(f"{'set':<12}{'solved':>10}{'mean s':>9}   (within {TACTICS_SECONDS:.0f} s each)")
     for name, times in rows.items():
         done = [t for t in times if t is not None]
         mean = f"{sum(done) / len(done):.2f}" if done else "-"
-        print(f"{name:<10}{len(done):>6}/{len(times):<3}{mean:>9}")
+        print(f"{name:<12}{len(done):>6}/{len(times):<3}{mean:>9}")
     print(f"unsolved: {', '.join(unsolved) or 'none'}")
 
 

@@ -374,6 +374,11 @@ class Config:
     vct_threats: int = 8
     vct_nodes_per_ms: int = 0
     vct_max_nodes: int = 100_000
+    # ... counting as a threat also a quiet move after which it would win by fours (of at
+    # most this many) were it its turn again (0: only fours and open threes): finds the wins
+    # that start with such a move, at the cost of a VCF per candidate cell at each attacker
+    # node and a relevance zone at each defender node.
+    vct_quiet_fours: int = 0
     order_own: tuple[int, ...] = field(default=ORDER_OWN)
     order_opp: tuple[int, ...] = field(default=ORDER_OPP)
     eval_own: tuple[int, ...] = field(default=EVAL_OWN)

@@ -337,7 +337,8 @@ class Engine:
         if nodes <= 0 or threats <= 0:
             return None
         before = int(ctrl[C_NODES])
-        plies, cell = vct(board.state, self._search, colour, threats, nodes)
+        plies, cell = vct(board.state, self._search, colour, threats, nodes,
+                          settings.vct_quiet_fours)
         ctrl[C_NODES] = before + ctrl[C_TSS_NODES]  # its VCF probes are counted there too
         if plies == 0 or cell < 0 or not board.is_legal(*board.point(cell), colour):
             return None

@@ -151,7 +151,7 @@ class Prover:
         if threats <= 0:
             return 0, -1
         plies, cell = vct(self.board.state, self.search, self.attacker, threats,
-                          self.limits.threat_nodes)
+                          self.limits.threat_nodes, 0)
         self.nodes += int(self.search.ctrl[C_TSS_NODES])
         return (plies, cell) if 0 < plies and stones + plies <= self.budget else (0, -1)
 

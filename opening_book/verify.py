@@ -76,7 +76,7 @@ class Verifier:
         vertex = self.graph.vertex(key)
         if vertex is None or vertex.move is None:
             threats = (self.budget - board.ply - 1) // 2
-            plies = vct(board.state, self.search, attacker, threats, self.threat_nodes)[0] \
+            plies = vct(board.state, self.search, attacker, threats, self.threat_nodes, 0)[0] \
                 if threats > 0 else 0
             if plies > 0 and board.ply + plies <= self.budget:
                 return board.ply + plies

@@ -171,8 +171,18 @@ def combine(four_shapes: list[int]) -> int:
     return C_TWO if TWO in four_shapes else C_NONE
 
 
+_classes_seen: dict[tuple[object, ...], int] = {}  # cell_class per position, cell and colour
+
+
 def cell_class(pos: Position, x: int, y: int, colour: int) -> int:
-    return combine([shape(pos, x, y, colour, d) for d in range(4)])
+    """The class of a ``colour`` stone on (x, y), remembered per position (the threat solvers
+    ask for the same cells of the same positions many times)."""
+    key = (pos.width, pos.height, pos.rule, frozenset(pos.stones.items()), x, y, colour)
+    if key not in _classes_seen:
+        if len(_classes_seen) > 1 << 20:
+            _classes_seen.clear()
+        _classes_seen[key] = combine([shape(pos, x, y, colour, d) for d in range(4)])
+    return _classes_seen[key]
 
 
 def wins(pos: Position, x: int, y: int, colour: int) -> bool:
@@ -349,7 +359,19 @@ def vcf_wins(pos: Position, colour: int, fours_left: int) -> bool:
     bot.core.threats.vcf written over the plain board.  A five wins; two opponent fives lose;
     an open four or double four wins when the opponent has no five; otherwise each four is
     tried (only the block of the opponent's single five, if it has one), the defender blocks
-    it, and the search goes on with one four less."""
+    it, and the search goes on with one four less.  Remembered per position."""
+    key = (pos.width, pos.height, pos.rule, frozenset(pos.stones.items()), colour, fours_left)
+    if key not in _vcf_seen:
+        if len(_vcf_seen) > 1 << 18:
+            _vcf_seen.clear()
+        _vcf_seen[key] = _vcf_wins(pos, colour, fours_left)
+    return _vcf_seen[key]
+
+
+_vcf_seen: dict[tuple[object, ...], bool] = {}  # vcf_wins per position, colour and fours
+
+
+def _vcf_wins(pos: Position, colour: int, fours_left: int) -> bool:
     opponent = 3 - colour
     cells = candidates(pos)
     decided, opp_fives = _attack_decided(pos, colour, cells)
@@ -382,15 +404,19 @@ def double_three_win(pos: Position, colour: int) -> bool:
             and any(cell_class(pos, x, y, colour) == C_DOUBLE_THREE for x, y in cells))
 
 
-def vct_wins(pos: Position, attacker: int, threats_left: int, attacking: bool = True) -> bool:
+def vct_wins(pos: Position, attacker: int, threats_left: int, attacking: bool = True,
+             quiet_fours: int = 0) -> bool:
     """Whether ``attacker`` wins by continuous threats (fours and open threes) within
     ``threats_left`` threats, by brute force over the rules of bot.core.threats._vct (freestyle
     or exact five): the attacker tries every cell of class open three or better (only the
     block of the defender's single five, if it has one, and a block of a lesser class only
-    while an open three of the attacker still stands); the defender must block a single
-    five, wins with a five, an open four or double four, or a VCF of its own, and otherwise
-    must answer an open three with a cell where either side makes a four; an empty answer set,
-    or no three to answer, fails the attack."""
+    while an open three of the attacker still stands), then, with ``quiet_fours`` above 0 and
+    two threats left, every cell of class open two to three after which it would win by fours
+    were it its turn (a quiet threat); the defender must block a single five, wins with a
+    five, an open four or double four, or a VCF of its own, must answer an open three with a
+    cell where either side makes a four, and a quiet threat with any empty cell of the board
+    after which the attacker has neither a VCF nor a win by threats; an empty answer set, or
+    no threat to answer, fails the attack."""
     defender = 3 - attacker
     cells = candidates(pos)
     if attacking:
@@ -404,15 +430,25 @@ def vct_wins(pos: Position, attacker: int, threats_left: int, attacking: bool = 
             pos.stones[opp_fives[0]] = attacker
             standing = any(cell_class(pos, x, y, attacker) == C_OPEN_FOUR
                            for x, y in candidates(pos))
-            won = standing and vct_wins(pos, attacker, threats_left, False)
+            won = standing and vct_wins(pos, attacker, threats_left, False, quiet_fours)
             del pos.stones[opp_fives[0]]
             return won
+        quiet = [] if opp_fives or quiet_fours <= 0 or threats_left < 2 else [
+            (x, y) for x, y in sorted(cells)
+            if C_OPEN_TWO <= cell_class(pos, x, y, attacker) < C_OPEN_THREE]
         for x, y in sorted(cells):
             kind = cell_class(pos, x, y, attacker)
             if opp_fives and (x, y) != opp_fives[0] or kind < C_OPEN_THREE or kind == C_FIVE:
                 continue
             pos.stones[(x, y)] = attacker
-            won = vct_wins(pos, attacker, threats_left - 1, False)
+            won = vct_wins(pos, attacker, threats_left - 1, False, quiet_fours)
+            del pos.stones[(x, y)]
+            if won:
+                return True
+        for x, y in quiet:
+            pos.stones[(x, y)] = attacker
+            won = (vcf_wins(pos, attacker, quiet_fours)
+                   and vct_wins(pos, attacker, threats_left - 1, False, quiet_fours))
             del pos.stones[(x, y)]
             if won:
                 return True
@@ -424,20 +460,27 @@ def vct_wins(pos: Position, attacker: int, threats_left: int, attacking: bool = 
         return True
     if fives:
         pos.stones[fives[0]] = defender
-        won = vct_wins(pos, attacker, threats_left, True)
+        won = vct_wins(pos, attacker, threats_left, True, quiet_fours)
         del pos.stones[fives[0]]
         return won
     three = any(cell_class(pos, x, y, attacker) == C_OPEN_FOUR for x, y in cells)
-    if not three or any(cell_class(pos, x, y, defender) in (C_DOUBLE_FOUR, C_OPEN_FOUR)
-                        for x, y in cells):
+    if (not three and quiet_fours <= 0) or any(
+            cell_class(pos, x, y, defender) in (C_DOUBLE_FOUR, C_OPEN_FOUR) for x, y in cells):
         return False
     if vcf_wins(pos, defender, 12):
         return False
-    answers = [(x, y) for x, y in sorted(cells) if cell_class(pos, x, y, attacker) >= C_FOUR
-               or cell_class(pos, x, y, defender) >= C_FOUR]
+    if three:
+        answers = [(x, y) for x, y in sorted(cells) if cell_class(pos, x, y, attacker) >= C_FOUR
+                   or cell_class(pos, x, y, defender) >= C_FOUR]
+    elif vcf_wins(pos, attacker, quiet_fours):
+        answers = [(x, y) for x in range(pos.width) for y in range(pos.height)
+                   if pos.at(x, y) == EMPTY]
+    else:
+        return False
     for x, y in answers:
         pos.stones[(x, y)] = defender
-        won = vct_wins(pos, attacker, threats_left, True)
+        won = ((not three and vcf_wins(pos, attacker, quiet_fours))
+               or vct_wins(pos, attacker, threats_left, True, quiet_fours))
         del pos.stones[(x, y)]
         if not won:
             return False

@@ -11,13 +11,15 @@ import pytest
 from bot.config import Config
 from bot.core import searchstate
 from bot.core.score import MATE_BOUND
+from bot.core.shapes import C_FOUR, C_OPEN_THREE
+from bot.core import threats
 from bot.core.threats import (
     double_three_win, leaf_vcf, scan_threats, threat_defences, vcf, vcf_line, vct,
 )
 from bot.engine import Engine
 from bot.limits import Limits
 from tests import naive
-from tests.conftest import DATA, PURE_PYTHON, scaled
+from tests.conftest import DATA, PURE_PYTHON, clustered_position, scaled
 
 pytestmark = pytest.mark.pure_python
 
@@ -115,9 +117,27 @@ def test_vct_finds_the_published_first_move_of_threat_puzzles(case: dict) -> Non
     # the six VCT puzzles the kernel solves within 8 threats (the other five need more)
     engine = engine_with(4, case["black"], case["white"])
     board = engine.require_board()
-    plies, cell = vct(board.state, engine._search, board.side_to_move(), 8, 200_000)
+    plies, cell = vct(board.state, engine._search, board.side_to_move(), 8, 200_000, 0)
     assert plies > 0
     assert list(board.point(cell)) in case["answers"]["winning_first_moves_known"]
+
+
+QUIET_PUZZLE_NODES = 1_000_000  # enough for the quiet threats, within a few seconds
+
+
+def test_quiet_threats_find_the_published_first_move_of_a_puzzle_that_opens_quietly() -> None:
+    """quintet-11: Black's winning first move G12 makes only an open two, after which Black
+    would win by fours were it its turn; the fours and threes alone find nothing within the
+    same nodes, the quiet threats find G12."""
+    case = next(c for c in all_puzzles("vct") if c["id"] == "quintet-11")
+    engine = engine_with(4, case["black"], case["white"])
+    board = engine.require_board()
+    attacker = board.side_to_move()
+    assert vct(board.state, engine._search, attacker, 12, QUIET_PUZZLE_NODES, 0) == (0, -1)
+    plies, cell = vct(board.state, engine._search, attacker, 12, QUIET_PUZZLE_NODES, 3)
+    assert plies > 0
+    assert list(board.point(cell)) in case["answers"]["winning_first_moves_known"]
+    assert board.cell_class(*board.point(cell), attacker) < C_OPEN_THREE
 
 
 def test_the_engine_plays_a_threat_win_found_before_the_main_search() -> None:
@@ -137,7 +157,7 @@ def test_vct_keeps_to_its_node_budget_vcf_probes_included(limit: int) -> None:
     board = engine.require_board()
     ctrl = engine._search.ctrl
     ctrl[searchstate.C_NODES] = 0
-    assert vct(board.state, engine._search, board.side_to_move(), 10, limit) == (0, -1)
+    assert vct(board.state, engine._search, board.side_to_move(), 10, limit, 0) == (0, -1)
     spent = int(ctrl[searchstate.C_TSS_NODES])
     assert limit < spent <= limit + 1000, spent
     assert ctrl[searchstate.C_NODES] <= spent  # the defender's VCF probes were inside it
@@ -344,11 +364,104 @@ def test_vct_with_its_memo_agrees_with_brute_force() -> None:
         position = naive.Position(9, 9, 0, {(x, y): c for x, y, c in stones})
         for threats in (1, 2):
             expected = naive.vct_wins(position, colour, threats)
-            plies, _ = vct(board.state, engine._search, colour, threats, 10**9)
+            plies, _ = vct(board.state, engine._search, colour, threats, 10**9, 0)
             assert (plies > 0) == expected, (stones, threats)
             wins += expected
             checked += 1
     assert 0 < wins < checked
+
+
+def attacker_cluster(rng: random.Random, size: int) -> list[tuple[int, int, int]]:
+    """Black's stones packed near the centre, as many White stones anywhere: Black, to
+    move, often has quiet moves that threaten a win by fours."""
+    count = rng.randint(4, 7)
+    near = [(x, y) for x in range(1, size - 1) for y in range(1, size - 1)]
+    rng.shuffle(near)
+    far = [(x, y) for x in range(size) for y in range(size) if (x, y) not in near[:count]]
+    rng.shuffle(far)
+    return [(x, y, 1) for x, y in near[:count]] + [(x, y, 2) for x, y in far[:count]]
+
+
+@pytest.mark.pure_python
+@pytest.mark.parametrize("rule", [0, 1, 4, 8, 9])
+def test_a_defender_stone_outside_the_relevance_zone_leaves_the_vcf_winning(rule: int) -> None:
+    """The claim the VCT's quiet threats rest on: wherever the defender may play outside the
+    zone of the attacker's VCF, that same VCF, replayed, still wins (and every cell where
+    the defender makes a four is in the zone)."""
+    rng = random.Random(20 + rule)
+    search = Engine()._search
+    line = np.zeros(64, np.int64)
+    zone = np.zeros(searchstate.MAX_MOVES, np.int64)
+    checked = 0
+    for _ in range(scaled(300)):
+        board, _, _ = clustered_position(rng, 15, 15, rule)
+        state = board.state
+        for attacker in (1, 2):
+            length = vcf_line(state, search, attacker, 8, line)
+            if length == 0 or scan_threats(state, 3 - attacker)[1] > 0:
+                continue  # no VCF, or the defender must block a five anyway
+            count = threats._relevance_zone(state, search, 3 - attacker, line, length, zone)
+            inside = {int(cell) for cell in zone[:count]}
+            assert len(inside) == count
+            for x, y in board.empty_points():
+                cell = board.cell(x, y)
+                if board.cell_class(x, y, 3 - attacker) >= C_FOUR:
+                    assert cell in inside
+                if cell in inside or not board.is_legal(x, y, 3 - attacker):
+                    continue
+                board.play(x, y, 3 - attacker)
+                assert threats._replay_vcf(state, search, attacker, line, length, False) > 0, (
+                    board.moves(), attacker, (x, y))
+                board.undo()
+                checked += 1
+    assert checked > scaled(300) * 10
+
+
+def quiet_threats(engine: Engine, fours: int) -> int:
+    """How many moves below an open three give Black (to move) a win by ``fours`` fours were
+    it its turn again."""
+    board = engine.require_board()
+    count = 0
+    for x, y in board.candidates():
+        if board.cell_class(x, y, 1) < C_OPEN_THREE:
+            board.play(x, y, 1)
+            count += vcf(board.state, engine._search, 1, fours) > 0
+            board.undo()
+    return count
+
+
+@pytest.mark.parametrize("rule", [0, 1])
+def test_vct_with_quiet_threats_agrees_with_brute_force(rule: int) -> None:
+    """Quiet threats: the kernel answers them only inside the relevance zone of the
+    attacker's VCF (after replaying that VCF); the brute force answers with every empty cell
+    of the board.  Checked on the positions where only a quiet threat wins (by the kernel)
+    and on as many where Black has a quiet threat but no win: win or no win must match."""
+    rng = random.Random(10 + rule)
+    engine = Engine()
+    wanted = {True: 3, False: 3}
+    for _ in range(2000):  # the seeded positions, until enough of each kind are checked
+        if not any(wanted.values()):
+            break
+        stones = attacker_cluster(rng, 7)
+        engine.new_game(7, 7, rule)
+        engine.setup(stones)
+        board = engine.require_board()
+        state, search = board.state, engine._search
+        if vct(state, search, 1, 2, 10**9, 0)[0] > 0:
+            continue  # won without quiet threats
+        plies, move = vct(state, search, 1, 2, 10**9, 3)
+        won = plies > 0
+        if not won and not quiet_threats(engine, 3):
+            continue  # no win, and nothing for the quiet threats to try
+        if wanted[won] == 0:
+            continue
+        wanted[won] -= 1
+        position = naive.Position(7, 7, rule, {(x, y): c for x, y, c in stones})
+        assert naive.vct_wins(position, 1, 2, quiet_fours=3) == won, (rule, stones)
+        if won:
+            assert not naive.vct_wins(position, 1, 2)
+            assert board.stone(*board.point(move)) == 0
+    assert not any(wanted.values()), wanted
 
 
 @pytest.mark.skipif(PURE_PYTHON, reason="a 72-four VCF takes minutes as plain Python")
@@ -383,7 +496,7 @@ def test_vct_goes_on_after_a_quiet_block_of_a_counter_four_while_its_three_stand
     engine.setup(stones)
     board = engine.require_board()
     assert board.side_to_move() == 1
-    plies, _ = vct(board.state, engine._search, 1, 2, 10**7)
+    plies, _ = vct(board.state, engine._search, 1, 2, 10**7, 0)
     assert plies == 7
     position = naive.Position(11, 11, 0, {(x, y): c for x, y, c in stones})
     assert naive.vct_wins(position, 1, 2)

@@ -23,10 +23,12 @@ VCF_ENTRIES = 1 << 18
 # ctrl[] slots: stop flag, nodes searched, node limit (0: none), best root move of the last
 # zero-window pass that failed high, deepest ply reached; the threat-space search's own node
 # count, its node limit and the first move of the win it found; 1 when the root searches only
-# the cells marked in root_mask; the number of the search (for the table's replacement).
+# the cells marked in root_mask; the number of the search (for the table's replacement); the
+# fours of the VCF that makes a quiet move a threat in the VCT (0: only fours and open threes
+# are threats there; see bot.core.threats.vct).
 (C_STOP, C_NODES, C_NODE_LIMIT, C_BEST, C_SELDEPTH, C_TSS_NODES, C_TSS_LIMIT, C_TSS_MOVE,
- C_ROOT_FILTER, C_GENERATION) = range(10)
-CTRL_SLOTS = 10
+ C_ROOT_FILTER, C_GENERATION, C_TSS_QUIET) = range(11)
+CTRL_SLOTS = 11
 
 # config[] slots (bot.config fills them; see the comments there for what each trades off)
 P_BRANCH, P_VCF_DEPTH, P_LEAF_VCF = range(3)
@@ -62,6 +64,8 @@ class SearchState(NamedTuple):
     killers: np.ndarray  # int64[MAX_PLY, 2]: latest cutoff moves per ply, newest first (-1)
     root_mask: np.ndarray  # int8[MAX_CELLS]: 1 for the root moves searched under C_ROOT_FILTER
     scratch: np.ndarray  # int64[SCRATCH]: a kernel's short-lived list (read before recursing)
+    marks: np.ndarray  # int8[MAX_CELLS]: a kernel's short-lived cell marks (cleared before it
+    # recurses)
     config: np.ndarray  # int64[CONFIG_SLOTS]
     order_values: np.ndarray  # int32[2, 2^16]: a move's ordering value per shape word of the
     # mover's stone on the cell (row 0) and of the opponent's (row 1); see bot.core.movepick
@@ -85,6 +89,7 @@ def new_search_state(tt_entries: int, config: np.ndarray,
         killers=arrays.full((MAX_PLY, 2), -1, "int64"),
         root_mask=arrays.zeros(MAX_CELLS, "int8"),
         scratch=arrays.zeros(SCRATCH, "int64"),
+        marks=arrays.zeros(MAX_CELLS, "int8"),
         config=config,
         order_values=order_values,
     )
@@ -112,6 +117,6 @@ def search_state_type() -> Any:
         ctrl=np.zeros(0, np.int64), moves=np.zeros((0, 0), np.int64),
         scores=np.zeros((0, 0), np.int64), history=np.zeros((0, 0), np.int64),
         killers=np.zeros((0, 0), np.int64), root_mask=np.zeros(0, np.int8),
-        scratch=np.zeros(0, np.int64),
+        scratch=np.zeros(0, np.int64), marks=np.zeros(0, np.int8),
         config=np.zeros(0, np.int64), order_values=np.zeros((0, 0), np.int32))
     return numba.typeof(sample)

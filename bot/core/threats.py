@@ -1,20 +1,21 @@
 """Threat kernels: legality under renju, the threat scan, VCF (victory by continuous fours) and
-VCT (victory by continuous threats: fours and open threes)."""
+VCT (victory by continuous threats: fours, open threes and, if asked, quiet moves that threaten
+a VCF)."""
 
 from __future__ import annotations
 
 from bot.core.jit import int64, kernel, np
 from bot.core.moves import foul_kind, make, unmake
 from bot.core.searchstate import (
-    C_NODES, C_STOP, C_TSS_LIMIT, C_TSS_MOVE, C_TSS_NODES, SearchState,
+    C_NODES, C_STOP, C_TSS_LIMIT, C_TSS_MOVE, C_TSS_NODES, C_TSS_QUIET, MAX_PLY,
+    SearchState,
 )
 from bot.core.shapes import (
-    BLACK, C_DOUBLE_FOUR, C_DOUBLE_THREE, C_FIVE, C_FOUR, C_OPEN_FOUR, CLASSES,
+    BLACK, C_DOUBLE_FOUR, C_DOUBLE_THREE, C_FIVE, C_FOUR, C_OPEN_FOUR, C_OPEN_THREE, C_OPEN_TWO,
+    CLASSES, EMPTY, OPEN_THREE, OVERLINE,
 )
-from bot.core.shapes import C_OPEN_THREE
-from bot.core.shapes import OVERLINE
 from bot.core.state import (
-    M_CANDIDATES, M_CLASS_COUNTS, M_RULE, RULE_CARO, RULE_RENJU, BoardState,
+    M_CANDIDATES, M_CLASS_COUNTS, M_RULE, M_SIZE, PAD, RULE_CARO, RULE_RENJU, BoardState,
 )
 
 
@@ -91,6 +92,7 @@ def double_three_win(st: BoardState, colour: int) -> bool:
 WHITE_TO_MOVE_KEY = 0x9E3779B97F4A7C15  # xor-ed into the VCF memo key for white
 FOURS_SHIFT = 16  # vcf_data: fours searched above this bit, plies to the win below
 VCT_KEY = 0xD1B54A32D192ED03  # xor-ed into the memo key of a VCT attacker node
+QUIET_KEY = 0x94D049BB133111EB  # ... times the fours of its quiet threats (C_TSS_QUIET)
 
 
 @kernel()
@@ -364,6 +366,110 @@ def threat_defences(st: BoardState, ss: SearchState, colour: int, fours: int,
     return count
 
 
+@kernel("boolean(state, int64)")
+def _foul_reads_far(st: BoardState, cell: int) -> bool:
+    """Whether the renju foul check of a black stone on ``cell`` reads cells beyond its own
+    lines: it does when the stone makes two open threes (whether each is a real three depends
+    on its four-points' own fouls); otherwise its shapes alone decide."""
+    if (st.meta[M_RULE] & RULE_RENJU) == 0:
+        return False
+    word = np.int64(st.words[0, cell])
+    threes = 0
+    for direction in range(4):
+        if (word >> (4 * direction)) & 15 == OPEN_THREE:
+            threes += 1
+    return threes >= 2
+
+
+@kernel("int64(state, search, int64, int64[::1], int64, boolean)")
+def _replay_vcf(st: BoardState, ss: SearchState, attacker: int, line: np.ndarray,
+                length: int, local: bool) -> int:
+    """Plies to the win if the attacker's fours of a ``vcf_line`` (``line[0:length]``: fours
+    and blocks alternately, then the winning cells) still win when played in their order from
+    this position, the attacker to move, under ``vcf``'s rules (each must be a four it may
+    play, the defender's block is forced, a defender five is answered only by a four that
+    blocks it); 0 as soon as one of them fails.  With ``local``, also 0 when a renju foul
+    check on the way would read beyond the lines of the cell checked (``_foul_reads_far``).
+    The board is left as it was."""
+    other = 3 - attacker
+    black_attacks = attacker == BLACK
+    made = 0
+    plies = 0
+    i = 0
+    while True:
+        own_five, opp_fives, opp_five, own_win_four, _ = scan_threats(st, attacker)
+        if own_five >= 0:
+            plies = made + 1
+            break
+        if opp_fives == 0 and own_win_four >= 0:
+            if not (local and black_attacks and _foul_reads_far(st, own_win_four)):
+                plies = made + 3
+            break
+        if (opp_fives >= 2 or i >= length or st.board[line[i]] != EMPTY
+                or st.classes[attacker - 1, line[i]] < C_FOUR
+                or (local and black_attacks and _foul_reads_far(st, line[i]))):
+            break
+        kind, block = _play_four(st, ss.scratch, attacker, line[i], opp_fives, opp_five)
+        if kind == NOT_A_FOUR:
+            break
+        made += 1
+        if local and not black_attacks and _foul_reads_far(st, ss.scratch[0]):
+            break  # (the block's legality decided this four)
+        if kind == FOUR_WINS:
+            plies = made + 2
+            break
+        make(st, block, other)
+        made += 1
+        i += 2
+    for _ in range(made):
+        unmake(st)
+    return plies
+
+
+@kernel("int64(state, search, int64, int64[::1], int64, int64[::1])")
+def _relevance_zone(st: BoardState, ss: SearchState, defender: int, line: np.ndarray,
+                    length: int, zone: np.ndarray) -> int:
+    """Write to ``zone`` every cell where a ``defender`` stone might spoil the attacker's win
+    ``line[0:length]`` (a ``vcf_line``), and return how many; a stone anywhere else leaves it
+    winning as it is: the empty cells within five cells along a line of a cell of the win
+    (all that the shapes of its cells read; the cells of the win first) and every cell where
+    the defender makes a four (which the attacker would have to answer first).  Under renju,
+    every empty cell when a foul check on the way reads farther (``_foul_reads_far``)."""
+    count = 0
+    if (st.meta[M_RULE] & RULE_RENJU) != 0 and _replay_vcf(st, ss, 3 - defender, line, length,
+                                                           True) == 0:
+        for cell in range(st.meta[M_SIZE]):
+            if st.board[cell] == EMPTY:
+                zone[count] = cell
+                count += 1
+        return count
+    marks = ss.marks
+    for j in range(length):
+        cell = line[j]
+        if marks[cell] == 0:
+            marks[cell] = 1
+            zone[count] = cell
+            count += 1
+    for j in range(length):
+        for direction in range(4):
+            step = st.steps[direction]
+            for distance in range(-PAD, PAD + 1):
+                other = line[j] + distance * step
+                if st.board[other] == EMPTY and marks[other] == 0:
+                    marks[other] = 1
+                    zone[count] = other
+                    count += 1
+    for i in range(st.meta[M_CANDIDATES]):
+        cell = st.candidates[i]
+        if st.classes[defender - 1, cell] >= C_FOUR and marks[cell] == 0:
+            marks[cell] = 1
+            zone[count] = cell
+            count += 1
+    for j in range(count):
+        marks[zone[j]] = 0
+    return count
+
+
 # Constants passed to recursive kernels, as int64 values (see jit.int64).
 ATTACKING = int64(1)
 DEFENDING = int64(0)
@@ -379,16 +485,21 @@ def _vct(st: BoardState, ss: SearchState, attacker: int, attacking: int, threats
     Attacker to move (``attacking`` 1): a five wins; a five of the defender must be blocked (by
     a threat, or by a quiet move while an open three of the attacker still stands); an open
     four (or double four) wins; else every four and open three is tried, while
-    ``threats_left`` lasts.  Defender to move: its five wins for it; a single four of the
-    attacker must be blocked there; against an open three the defender wins if it has an open
-    four or a VCF of its own, and otherwise must hold with one of: every cell where the
-    attacker would make a four (the cells that stop the three) and every four of its own.  The
-    search gives up (0) past ctrl[C_TSS_LIMIT] nodes; at ply 0 the winning move goes to
-    ctrl[C_TSS_MOVE]."""
+    ``threats_left`` lasts, and then, when ctrl[C_TSS_QUIET] is above 0, every other legal
+    cell where the attacker makes at least an open two and after which it would win by fours (of
+    at most that many) were it its turn again (a quiet threat, one threat too).  Defender to
+    move: its five wins for it; a single four of the attacker must be blocked there; the
+    defender wins if it has an open four or a VCF of its own; against an open three it must
+    hold with one of: every cell where the attacker would make a four (the cells that stop the
+    three) and every four of its own; against a quiet threat, with one of the cells of its
+    relevance zone (``_relevance_zone``) where the attacker's win by fours fails as played
+    and no other is found.  The search gives up (0) past ctrl[C_TSS_LIMIT] nodes; at ply 0
+    the winning move goes to ctrl[C_TSS_MOVE]."""
     ctrl = ss.ctrl
     ctrl[C_TSS_NODES] += 1
     if ctrl[C_STOP] != 0 or ctrl[C_TSS_NODES] > ctrl[C_TSS_LIMIT]:
         return 0
+    quiet = ctrl[C_TSS_QUIET]
     mover = attacker if attacking == ATTACKING else 3 - attacker
     own_five, opp_fives, opp_five, own_win_four, opp_three = scan_threats(st, mover)
     if attacking == ATTACKING:
@@ -404,7 +515,8 @@ def _vct(st: BoardState, ss: SearchState, attacker: int, attacking: int, threats
             return 3
         if threats_left <= 0:
             return 0
-        key = _vcf_key(st, attacker) ^ np.uint64(VCT_KEY)
+        key = (_vcf_key(st, attacker) ^ np.uint64(VCT_KEY)
+               ^ (np.uint64(quiet) * np.uint64(QUIET_KEY)))
         if ply > 0:  # the root must find its move (C_TSS_MOVE)
             known = _memo_probe(ss.vcf_keys, ss.vcf_data, key, threats_left)
             if known >= 0:
@@ -429,20 +541,31 @@ def _vct(st: BoardState, ss: SearchState, attacker: int, attacking: int, threats
                         result = found + 1
                 unmake(st)
         else:
-            for i in range(st.meta[M_CANDIDATES]):
-                cell = st.candidates[i]
-                kind = st.classes[attacker - 1, cell]
-                if kind < C_OPEN_THREE or kind == C_FIVE or not is_legal(st, cell, attacker):
-                    continue
-                make(st, cell, attacker)
-                found = _vct(st, ss, attacker, DEFENDING, threats_left - 1, ply + 1)
-                unmake(st)
-                if found > 0:
-                    if ply == 0:
-                        ctrl[C_TSS_MOVE] = cell
-                    result = found + 1
-                    break
-                if _out_of_budget(ctrl):
+            # the threats of fours and open threes first, then (if allowed) the quiet ones
+            for quiet_pass in range(2 if quiet > 0 and threats_left >= 2 else 1):
+                for i in range(st.meta[M_CANDIDATES]):
+                    cell = st.candidates[i]
+                    kind = st.classes[attacker - 1, cell]
+                    if quiet_pass == 0:
+                        if kind < C_OPEN_THREE or kind == C_FIVE:
+                            continue
+                    elif kind < C_OPEN_TWO or kind >= C_OPEN_THREE:
+                        continue
+                    if not is_legal(st, cell, attacker):
+                        continue
+                    make(st, cell, attacker)
+                    found = 0
+                    if quiet_pass == 0 or vcf(st, ss, attacker, quiet) > 0:
+                        found = _vct(st, ss, attacker, DEFENDING, threats_left - 1, ply + 1)
+                    unmake(st)
+                    if found > 0:
+                        if ply == 0:
+                            ctrl[C_TSS_MOVE] = cell
+                        result = found + 1
+                        break
+                    if _out_of_budget(ctrl):
+                        break
+                if result > 0 or _out_of_budget(ctrl):
                     break
         if not _out_of_budget(ctrl):  # a search cut short proves nothing
             _memo_store(ss.vcf_keys, ss.vcf_data, key, threats_left, result)
@@ -457,41 +580,76 @@ def _vct(st: BoardState, ss: SearchState, attacker: int, attacking: int, threats
         found = _vct(st, ss, attacker, ATTACKING, threats_left, ply + 1)
         unmake(st)
         return found + 1 if found > 0 else 0
-    if not opp_three or own_win_four >= 0:
-        return 0  # no threat to answer, or the defender wins first
+    if own_win_four >= 0 or (not opp_three and quiet <= 0):
+        return 0  # the defender wins first, or there is no threat to answer
     if vcf(st, ss, defender, DEFENDER_VCF_FOURS) > 0:
         return 0
     longest = 0
-    for i in range(st.meta[M_CANDIDATES]):
-        cell = st.candidates[i]
-        if st.classes[attacker - 1, cell] < C_FOUR and st.classes[defender - 1, cell] < C_FOUR:
-            continue
+    if opp_three:
+        for i in range(st.meta[M_CANDIDATES]):
+            cell = st.candidates[i]
+            if (st.classes[attacker - 1, cell] < C_FOUR
+                    and st.classes[defender - 1, cell] < C_FOUR):
+                continue
+            if not is_legal(st, cell, defender):
+                continue
+            make(st, cell, defender)
+            found = _vct(st, ss, attacker, ATTACKING, threats_left, ply + 1)
+            unmake(st)
+            if found == 0:
+                return 0
+            longest = max(longest, found)
+        return longest + 1 if longest > 0 else 0
+    # a quiet threat: the attacker's win by fours, were it its turn, must be stopped
+    if ply >= MAX_PLY:
+        return 0  # (no buffer row left for its line)
+    line = ss.moves[ply]
+    length = vcf_line(st, ss, attacker, quiet, line)
+    if length == 0 or _out_of_budget(ctrl):
+        return 0
+    longest = vcf(st, ss, attacker, quiet)  # (memoised by vcf_line) what a pass would allow
+    zone = ss.scores[ply]
+    for j in range(_relevance_zone(st, ss, defender, line, length, zone)):
+        cell = zone[j]
         if not is_legal(st, cell, defender):
             continue
         make(st, cell, defender)
-        found = _vct(st, ss, attacker, ATTACKING, threats_left, ply + 1)
+        found = _replay_vcf(st, ss, attacker, line, length, False)
+        if found == 0:
+            found = vcf(st, ss, attacker, quiet)
+        if found == 0:
+            found = _vct(st, ss, attacker, ATTACKING, threats_left, ply + 1)
         unmake(st)
         if found == 0:
             return 0
         longest = max(longest, found)
-    return longest + 1 if longest > 0 else 0
+    return longest + 1
 
 
 @kernel()
-def vct(st: BoardState, ss: SearchState, colour: int, threats: int, node_limit: int
-        ) -> tuple[int, int]:
+def vct(st: BoardState, ss: SearchState, colour: int, threats: int, node_limit: int,
+        quiet_fours: int) -> tuple[int, int]:
     """(plies to a win by continuous threats for ``colour`` to move, its first move), or
     (0, -1) if none is found within ``threats`` threats and ``node_limit`` nodes in all.
-    Deepens one threat at a time, so short wins are found first and cheaply."""
-    ss.ctrl[C_TSS_NODES] = 0
-    ss.ctrl[C_TSS_LIMIT] = node_limit
-    ss.ctrl[C_TSS_MOVE] = -1
+    Deepens one threat at a time, so short wins are found first and cheaply; with
+    ``quiet_fours`` above 0, each depth from two threats on is searched first without, then
+    with quiet threats (moves that give a win by that many fours, see ``_vct``), which widen
+    every attacker node."""
+    ctrl = ss.ctrl
+    ctrl[C_TSS_NODES] = 0
+    ctrl[C_TSS_LIMIT] = node_limit
+    ctrl[C_TSS_MOVE] = -1
     plies = 0
     for allowed in range(1, threats + 1):
-        plies = _vct(st, ss, colour, ATTACKING, allowed, ROOT_PLY)
-        if plies > 0 or ss.ctrl[C_TSS_NODES] > node_limit:
+        for stage in range(2 if quiet_fours > 0 and allowed >= 2 else 1):
+            ctrl[C_TSS_QUIET] = stage * quiet_fours
+            plies = _vct(st, ss, colour, ATTACKING, allowed, ROOT_PLY)
+            if plies > 0 or ctrl[C_TSS_NODES] > node_limit:
+                break
+        if plies > 0 or ctrl[C_TSS_NODES] > node_limit:
             break
-    ss.ctrl[C_TSS_LIMIT] = 0  # the VCF probes of the main search are not limited
+    ctrl[C_TSS_LIMIT] = 0  # the VCF probes of the main search are not limited
+    ctrl[C_TSS_QUIET] = 0
     if plies == 0:
         return 0, -1
-    return plies, int(ss.ctrl[C_TSS_MOVE])
+    return plies, int(ctrl[C_TSS_MOVE])

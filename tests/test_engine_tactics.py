@@ -382,7 +382,6 @@ def attacker_cluster(rng: random.Random, size: int) -> list[tuple[int, int, int]
     return [(x, y, 1) for x, y in near[:count]] + [(x, y, 2) for x, y in far[:count]]
 
 
-@pytest.mark.pure_python
 @pytest.mark.parametrize("rule", [0, 1, 4, 8, 9])
 def test_a_defender_stone_outside_the_relevance_zone_leaves_the_vcf_winning(rule: int) -> None:
     """The claim the VCT's quiet threats rest on: wherever the defender may play outside the

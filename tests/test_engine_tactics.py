@@ -125,6 +125,7 @@ def test_vct_finds_the_published_first_move_of_threat_puzzles(case: dict) -> Non
 QUIET_PUZZLE_NODES = 400_000  # enough for the quiet threats (about 270 k), within a second
 
 
+@pytest.mark.skipif(PURE_PYTHON, reason="800 k threat nodes take minutes as plain Python")
 def test_quiet_threats_find_the_published_first_move_of_a_puzzle_that_opens_quietly() -> None:
     """quintet-11: Black's winning first move G12 makes only an open two, after which Black
     would win by fours were it its turn; the fours and threes alone find nothing within the
@@ -437,7 +438,7 @@ def test_vct_with_quiet_threats_agrees_with_brute_force(rule: int) -> None:
     and on as many where Black has a quiet threat but no win: win or no win must match."""
     rng = random.Random(10 + rule)
     engine = Engine()
-    wanted = {True: 2, False: 2}
+    wanted = {True: 1, False: 1} if PURE_PYTHON else {True: 2, False: 2}
     for _ in range(2000):  # the seeded positions, until enough of each kind are checked
         if not any(wanted.values()):
             break

@@ -92,7 +92,7 @@ def double_three_win(st: BoardState, colour: int) -> bool:
 WHITE_TO_MOVE_KEY = 0x9E3779B97F4A7C15  # xor-ed into the VCF memo key for white
 FOURS_SHIFT = 16  # vcf_data: fours searched above this bit, plies to the win below
 VCT_KEY = 0xD1B54A32D192ED03  # xor-ed into the memo key of a VCT attacker node
-QUIET_KEY = 0x94D049BB133111EB  # ... times the fours of its quiet threats (C_TSS_QUIET)
+QUIET_KEY = 0x94D049BB133111EB  # ... with the fours of its quiet threats (C_TSS_QUIET) xor-ed in
 
 
 @kernel()
@@ -515,8 +515,9 @@ def _vct(st: BoardState, ss: SearchState, attacker: int, attacking: int, threats
             return 3
         if threats_left <= 0:
             return 0
-        key = (_vcf_key(st, attacker) ^ np.uint64(VCT_KEY)
-               ^ (np.uint64(quiet) * np.uint64(QUIET_KEY)))
+        key = _vcf_key(st, attacker) ^ np.uint64(VCT_KEY)
+        if quiet > 0:
+            key ^= np.uint64(QUIET_KEY) ^ np.uint64(quiet)
         if ply > 0:  # the root must find its move (C_TSS_MOVE)
             known = _memo_probe(ss.vcf_keys, ss.vcf_data, key, threats_left)
             if known >= 0:

@@ -122,7 +122,7 @@ def test_vct_finds_the_published_first_move_of_threat_puzzles(case: dict) -> Non
     assert list(board.point(cell)) in case["answers"]["winning_first_moves_known"]
 
 
-QUIET_PUZZLE_NODES = 400_000  # enough for the quiet threats (about 270 k), within a second
+QUIET_PUZZLE_NODES = 400_000  # enough for the quiet threats (about 223 k), within a second
 
 
 @pytest.mark.skipif(PURE_PYTHON, reason="800 k threat nodes take minutes as plain Python")
@@ -385,14 +385,18 @@ def attacker_cluster(rng: random.Random, size: int) -> list[tuple[int, int, int]
 
 @pytest.mark.parametrize("rule", [0, 1, 4, 8, 9])
 def test_a_defender_stone_outside_the_relevance_zone_leaves_the_vcf_winning(rule: int) -> None:
-    """The claim the VCT's quiet threats rest on: wherever the defender may play outside the
-    zone of the attacker's VCF, that same VCF, replayed, still wins (and every cell where
-    the defender makes a four is in the zone)."""
+    """The claim the VCT's quiet threats (and its attacker's moves, where the defender
+    threatens a VCF) rest on: wherever the defender may play outside the zone of the
+    attacker's VCF, that same VCF, replayed, still wins (and every cell where the defender
+    makes a four is in the zone).  Outside caro and renju the zone is the cells of the win,
+    the defender's fours and the cells that would make a block a four: a small part of the
+    board (every cell within five along the lines of the win would be about a third)."""
     rng = random.Random(20 + rule)
     search = Engine()._search
     line = np.zeros(64, np.int64)
     zone = np.zeros(searchstate.MAX_MOVES, np.int64)
     checked = 0
+    zone_cells = empty_cells = 0
     for _ in range(scaled(150)):
         board, _, _ = clustered_position(rng, 15, 15, rule)
         state = board.state
@@ -403,6 +407,8 @@ def test_a_defender_stone_outside_the_relevance_zone_leaves_the_vcf_winning(rule
             count = threats._relevance_zone(state, search, 3 - attacker, line, length, zone)
             inside = {int(cell) for cell in zone[:count]}
             assert len(inside) == count
+            zone_cells += count
+            empty_cells += sum(1 for _ in board.empty_points())
             for x, y in board.empty_points():
                 cell = board.cell(x, y)
                 if board.cell_class(x, y, 3 - attacker) >= C_FOUR:
@@ -415,6 +421,8 @@ def test_a_defender_stone_outside_the_relevance_zone_leaves_the_vcf_winning(rule
                 board.undo()
                 checked += 1
     assert checked > scaled(150) * 10
+    if rule in (0, 1):
+        assert zone_cells < 0.1 * empty_cells
 
 
 def quiet_threats(engine: Engine, fours: int) -> int:

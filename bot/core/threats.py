@@ -426,18 +426,78 @@ def _replay_vcf(st: BoardState, ss: SearchState, attacker: int, line: np.ndarray
     return plies
 
 
+@kernel("int64(int8[::1], int64[::1], int64, int64)")
+def _add_to_zone(marks: np.ndarray, zone: np.ndarray, count: int, cell: int) -> int:
+    """Append ``cell`` to ``zone[0:count]`` unless ``marks`` has it already (then mark it);
+    returns the new count."""
+    if marks[cell] == 0:
+        marks[cell] = 1
+        zone[count] = cell
+        count += 1
+    return count
+
+
+@kernel("int64(state, int8[::1], int64[::1], int64, int64)")
+def _mark_line_cells(st: BoardState, marks: np.ndarray, zone: np.ndarray, count: int,
+                     cell: int) -> int:
+    """Append to ``zone`` every unmarked empty cell within PAD cells along a line of
+    ``cell`` (all that a shape of ``cell`` reads); returns the new count."""
+    for direction in range(4):
+        step = st.steps[direction]
+        for distance in range(-PAD, PAD + 1):
+            other = cell + distance * step
+            if st.board[other] == EMPTY:
+                count = _add_to_zone(marks, zone, count, other)
+    return count
+
+
+@kernel("int64(state, int8[::1], int64[::1], int64, int64, int64)")
+def _mark_counter_cells(st: BoardState, marks: np.ndarray, zone: np.ndarray, count: int,
+                        block: int, defender: int) -> int:
+    """Append to ``zone`` the unmarked empty cells of every five-cell window through the
+    defender's stone on ``block`` that holds three or more defender stones and no other:
+    a defender stone there beforehand would make that block a four (a counter-four the win
+    did not answer).  Returns the new count."""
+    for direction in range(4):
+        step = st.steps[direction]
+        for first in range(-4, 1):
+            own = 0
+            blocked = False
+            for k in range(5):
+                value = st.board[block + (first + k) * step]
+                if value == defender:
+                    own += 1
+                elif value != EMPTY:
+                    blocked = True
+                    break
+            if blocked or own < 3:
+                continue
+            for k in range(5):
+                other = block + (first + k) * step
+                if st.board[other] == EMPTY:
+                    count = _add_to_zone(marks, zone, count, other)
+    return count
+
+
 @kernel("int64(state, search, int64, int64[::1], int64, int64[::1])")
 def _relevance_zone(st: BoardState, ss: SearchState, defender: int, line: np.ndarray,
                     length: int, zone: np.ndarray) -> int:
     """Write to ``zone`` every cell where a ``defender`` stone might spoil the attacker's win
     ``line[0:length]`` (a ``vcf_line``), and return how many; a stone anywhere else leaves it
-    winning as it is: the empty cells within five cells along a line of a cell of the win
-    (all that the shapes of its cells read; the cells of the win first) and every cell where
-    the defender makes a four (which the attacker would have to answer first).  Under renju,
-    every empty cell when a foul check on the way reads farther (``_foul_reads_far``)."""
+    winning as it is.  The zone: the cells of the win (first); every cell where the defender
+    makes a four now (the attacker would have to answer it first); the empty cells of each
+    five-cell window through one of the defender's blocks that holds three defender stones
+    by then (a stone there would make that block a four); and, under renju, the cells along
+    the lines of a block that wins because it is a foul for black (a black stone there may
+    lift the foul).  A stone elsewhere cannot touch the attacker's fours (each is four
+    attacker stones and its block in one window) nor add a defender four on the way.  Under
+    caro, where a defender stone at either end spoils a five, the empty cells within PAD
+    along the lines of every cell of the win; under renju, every empty cell when a foul
+    check on the way reads beyond the lines of its cell (``_foul_reads_far``)."""
+    attacker = 3 - defender
+    rule = st.meta[M_RULE]
     count = 0
-    if (st.meta[M_RULE] & RULE_RENJU) != 0 and _replay_vcf(st, ss, 3 - defender, line, length,
-                                                           True) == 0:
+    if (rule & RULE_RENJU) != 0 and _replay_vcf(st, ss, attacker, line, length, True) == 0:
         for cell in range(st.meta[M_SIZE]):
             if st.board[cell] == EMPTY:
                 zone[count] = cell
@@ -445,26 +505,39 @@ def _relevance_zone(st: BoardState, ss: SearchState, defender: int, line: np.nda
         return count
     marks = ss.marks
     for j in range(length):
-        cell = line[j]
-        if marks[cell] == 0:
-            marks[cell] = 1
-            zone[count] = cell
-            count += 1
-    for j in range(length):
-        for direction in range(4):
-            step = st.steps[direction]
-            for distance in range(-PAD, PAD + 1):
-                other = line[j] + distance * step
-                if st.board[other] == EMPTY and marks[other] == 0:
-                    marks[other] = 1
-                    zone[count] = other
-                    count += 1
+        count = _add_to_zone(marks, zone, count, line[j])
     for i in range(st.meta[M_CANDIDATES]):
         cell = st.candidates[i]
-        if st.classes[defender - 1, cell] >= C_FOUR and marks[cell] == 0:
-            marks[cell] = 1
-            zone[count] = cell
-            count += 1
+        if st.classes[defender - 1, cell] >= C_FOUR:
+            count = _add_to_zone(marks, zone, count, cell)
+    if (rule & RULE_CARO) != 0:
+        for j in range(length):
+            count = _mark_line_cells(st, marks, zone, count, line[j])
+    else:
+        # replay the win (as _replay_vcf does) to see each block on the board of its time
+        made = 0
+        i = 0
+        while i < length:
+            own_five, opp_fives, opp_five, own_win_four, _ = scan_threats(st, attacker)
+            if own_five >= 0 or (opp_fives == 0 and own_win_four >= 0):
+                break
+            if st.board[line[i]] != EMPTY or st.classes[attacker - 1, line[i]] < C_FOUR:
+                break
+            kind, block = _play_four(st, ss.scratch, attacker, line[i], opp_fives, opp_five)
+            if kind == NOT_A_FOUR:
+                break
+            made += 1
+            if kind == FOUR_WINS:
+                if (rule & RULE_RENJU) != 0 and defender == BLACK:
+                    for j in range(_add_five_points(st, line[i], attacker, ss.scratch, 0)):
+                        count = _mark_line_cells(st, marks, zone, count, ss.scratch[j])
+                break
+            make(st, block, defender)
+            made += 1
+            count = _mark_counter_cells(st, marks, zone, count, block, defender)
+            i += 2
+        for _ in range(made):
+            unmake(st)
     for j in range(count):
         marks[zone[j]] = 0
     return count
@@ -477,6 +550,84 @@ DEFENDER_VCF_FOURS = int64(12)  # how deep the defender's own VCF is sought
 ROOT_PLY = int64(0)
 
 
+CELL_MASK = (1 << 16) - 1  # _attacker_moves: the cell in the low bits, its rank above
+# Rank of an attacker's threat in the VCT, by its class there: the four-threes first (they
+# win unless the block answers both), then double threes, fours (one reply each, so cheap to
+# refute), open threes, and last the quiet moves that only make an open two.
+VCT_RANK = (0, 0, 1, 1, 1, 2, 4, 3, 5, 5, 5, 0)
+QUIET_RANKS = 2 * CLASSES  # ranks below this are quiet moves
+
+
+@kernel("void(int64[::1], int64)")
+def _sort_descending(entries: np.ndarray, count: int) -> None:
+    """Sort ``entries[0:count]`` in place, largest first (insertion sort: the lists are
+    short)."""
+    for i in range(1, count):
+        entry = entries[i]
+        j = i - 1
+        while j >= 0 and entries[j] < entry:
+            entries[j + 1] = entries[j]
+            j -= 1
+        entries[j + 1] = entry
+
+
+@kernel("int64(state, int64, int64[::1], int64)")
+def _defender_replies(st: BoardState, defender: int, cells: np.ndarray, count: int) -> int:
+    """Order the defender's replies ``cells[0:count]`` at a VCT defender node, dropping the
+    illegal ones: the cells where it makes the most of its own first (a counter-threat is
+    the likeliest refutation, and one refutation ends the node), then by what they take
+    from the attacker.  Each entry becomes the cell with that rank above CELL_MASK; returns
+    how many are left."""
+    kept = 0
+    for j in range(count):
+        cell = cells[j]
+        if not is_legal(st, cell, defender):
+            continue
+        rank = st.classes[defender - 1, cell] * CLASSES + st.classes[2 - defender, cell]
+        cells[kept] = (rank << 16) | cell
+        kept += 1
+    _sort_descending(cells, kept)
+    return kept
+
+
+@kernel("int64(state, search, int64, boolean, int64)")
+def _attacker_moves(st: BoardState, ss: SearchState, attacker: int, quiet: bool,
+                    ply: int) -> int:
+    """Write to ss.moves[ply] the attacker's moves at a VCT attacker node facing no five, best
+    first, and return how many: every legal cell where it makes a four or an open three and,
+    with ``quiet``, an open two (the caller keeps those that threaten a VCF).  When the
+    defender would win by fours were it its turn, only the cells of that win's relevance zone
+    (``_relevance_zone``, with the roles swapped): any other move loses to it.  Each entry is
+    the cell with its rank (VCT_RANK, then the defender's class there) above CELL_MASK."""
+    defender = 3 - attacker
+    moves = ss.moves[ply]
+    zone = ss.scores[ply]
+    marks = ss.marks
+    restricted = 0
+    if cells_of_class(st, defender, C_FOUR) > 0:
+        length = vcf_line(st, ss, defender, DEFENDER_VCF_FOURS, moves)
+        if length > 0:
+            restricted = _relevance_zone(st, ss, attacker, moves, length, zone)
+            for j in range(restricted):
+                marks[zone[j]] = 1
+    lowest = C_OPEN_TWO if quiet else C_OPEN_THREE
+    count = 0
+    for i in range(st.meta[M_CANDIDATES]):
+        cell = st.candidates[i]
+        kind = st.classes[attacker - 1, cell]
+        if kind < lowest or kind == C_FIVE or (restricted > 0 and marks[cell] == 0):
+            continue
+        if not is_legal(st, cell, attacker):
+            continue
+        rank = VCT_RANK[kind] * CLASSES + st.classes[defender - 1, cell]
+        moves[count] = (rank << 16) | cell
+        count += 1
+    for j in range(restricted):
+        marks[zone[j]] = 0
+    _sort_descending(moves, count)
+    return count
+
+
 @kernel("int64(state, search, int64, int64, int64, int64)")
 def _vct(st: BoardState, ss: SearchState, attacker: int, attacking: int, threats_left: int,
          ply: int) -> int:
@@ -487,13 +638,16 @@ def _vct(st: BoardState, ss: SearchState, attacker: int, attacking: int, threats
     four (or double four) wins; else every four and open three is tried, while
     ``threats_left`` lasts, and then, when ctrl[C_TSS_QUIET] is above 0, every other legal
     cell where the attacker makes at least an open two and after which it would win by fours (of
-    at most that many) were it its turn again (a quiet threat, one threat too).  Defender to
+    at most that many) were it its turn again (a quiet threat, one threat too); all of them
+    only inside the relevance zone of the defender's own win by fours, when it would have one
+    were it its turn (``_attacker_moves``, which also orders them).  Defender to
     move: its five wins for it; a single four of the attacker must be blocked there; the
     defender wins if it has an open four or a VCF of its own; against an open three it must
     hold with one of: every cell where the attacker would make a four (the cells that stop the
     three) and every four of its own; against a quiet threat, with one of the cells of its
     relevance zone (``_relevance_zone``) where the attacker's win by fours fails as played
-    and no other is found.  The search gives up (0) past ctrl[C_TSS_LIMIT] nodes; at ply 0
+    and no other is found; its replies are tried likeliest refutation first
+    (``_defender_replies``).  The search gives up (0) past ctrl[C_TSS_LIMIT] nodes; at ply 0
     the winning move goes to ctrl[C_TSS_MOVE]."""
     ctrl = ss.ctrl
     ctrl[C_TSS_NODES] += 1
@@ -542,31 +696,21 @@ def _vct(st: BoardState, ss: SearchState, attacker: int, attacking: int, threats
                         result = found + 1
                 unmake(st)
         else:
-            # the threats of fours and open threes first, then (if allowed) the quiet ones
-            for quiet_pass in range(2 if quiet > 0 and threats_left >= 2 else 1):
-                for i in range(st.meta[M_CANDIDATES]):
-                    cell = st.candidates[i]
-                    kind = st.classes[attacker - 1, cell]
-                    if quiet_pass == 0:
-                        if kind < C_OPEN_THREE or kind == C_FIVE:
-                            continue
-                    elif kind < C_OPEN_TWO or kind >= C_OPEN_THREE:
-                        continue
-                    if not is_legal(st, cell, attacker):
-                        continue
-                    make(st, cell, attacker)
-                    found = 0
-                    if quiet_pass == 0 or vcf(st, ss, attacker, quiet) > 0:
-                        found = _vct(st, ss, attacker, DEFENDING, threats_left - 1, ply + 1)
-                    unmake(st)
-                    if found > 0:
-                        if ply == 0:
-                            ctrl[C_TSS_MOVE] = cell
-                        result = found + 1
-                        break
-                    if _out_of_budget(ctrl):
-                        break
-                if result > 0 or _out_of_budget(ctrl):
+            count = _attacker_moves(st, ss, attacker, quiet > 0 and threats_left >= 2, ply)
+            moves = ss.moves[ply]
+            for i in range(count):
+                cell = moves[i] & CELL_MASK
+                make(st, cell, attacker)
+                found = 0
+                if moves[i] >> 16 >= QUIET_RANKS or vcf(st, ss, attacker, quiet) > 0:
+                    found = _vct(st, ss, attacker, DEFENDING, threats_left - 1, ply + 1)
+                unmake(st)
+                if found > 0:
+                    if ply == 0:
+                        ctrl[C_TSS_MOVE] = cell
+                    result = found + 1
+                    break
+                if _out_of_budget(ctrl):
                     break
         if not _out_of_budget(ctrl):  # a search cut short proves nothing
             _memo_store(ss.vcf_keys, ss.vcf_data, key, threats_left, result)
@@ -587,13 +731,16 @@ def _vct(st: BoardState, ss: SearchState, attacker: int, attacking: int, threats
         return 0
     longest = 0
     if opp_three:
+        replies = ss.moves[ply]
+        count = 0
         for i in range(st.meta[M_CANDIDATES]):
             cell = st.candidates[i]
-            if (st.classes[attacker - 1, cell] < C_FOUR
-                    and st.classes[defender - 1, cell] < C_FOUR):
-                continue
-            if not is_legal(st, cell, defender):
-                continue
+            if (st.classes[attacker - 1, cell] >= C_FOUR
+                    or st.classes[defender - 1, cell] >= C_FOUR):
+                replies[count] = cell
+                count += 1
+        for i in range(_defender_replies(st, defender, replies, count)):
+            cell = replies[i] & CELL_MASK
             make(st, cell, defender)
             found = _vct(st, ss, attacker, ATTACKING, threats_left, ply + 1)
             unmake(st)
@@ -610,10 +757,9 @@ def _vct(st: BoardState, ss: SearchState, attacker: int, attacking: int, threats
         return 0
     longest = vcf(st, ss, attacker, quiet)  # (memoised by vcf_line) what a pass would allow
     zone = ss.scores[ply]
-    for j in range(_relevance_zone(st, ss, defender, line, length, zone)):
-        cell = zone[j]
-        if not is_legal(st, cell, defender):
-            continue
+    count = _relevance_zone(st, ss, defender, line, length, zone)
+    for j in range(_defender_replies(st, defender, zone, count)):
+        cell = zone[j] & CELL_MASK
         make(st, cell, defender)
         found = _replay_vcf(st, ss, attacker, line, length, False)
         if found == 0:

@@ -122,7 +122,7 @@ def test_vct_finds_the_published_first_move_of_threat_puzzles(case: dict) -> Non
     assert list(board.point(cell)) in case["answers"]["winning_first_moves_known"]
 
 
-QUIET_PUZZLE_NODES = 400_000  # enough for the quiet threats (about 223 k), within a second
+QUIET_PUZZLE_NODES = 400_000  # enough for the quiet threats (about 97 k), within a second
 
 
 @pytest.mark.skipif(PURE_PYTHON, reason="800 k threat nodes take minutes as plain Python")

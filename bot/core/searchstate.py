@@ -61,7 +61,8 @@ class SearchState(NamedTuple):
     moves: np.ndarray  # int64[MAX_PLY, MAX_MOVES]: move list per ply
     scores: np.ndarray  # int64[MAX_PLY, MAX_MOVES]: ordering score per move
     history: np.ndarray  # int64[2, MAX_CELLS]: per colour and cell, sum of depth^2 of cutoffs
-    killers: np.ndarray  # int64[MAX_PLY, 2]: latest cutoff moves per ply, newest first (-1)
+    killers: np.ndarray  # int64[MAX_PLY, 2]: latest cutoff moves per ply, newest first (-1);
+    # the VCT (bot.core.threats.vct) borrows column 0 for its winning moves and clears it
     root_mask: np.ndarray  # int8[MAX_CELLS]: 1 for the root moves searched under C_ROOT_FILTER
     scratch: np.ndarray  # int64[SCRATCH]: a kernel's short-lived list (read before recursing)
     marks: np.ndarray  # int8[MAX_CELLS]: a kernel's short-lived cell marks (cleared before it

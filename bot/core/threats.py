@@ -556,6 +556,8 @@ CELL_MASK = (1 << 16) - 1  # _attacker_moves: the cell in the low bits, its rank
 # refute), open threes, and last the quiet moves that only make an open two.
 VCT_RANK = (0, 0, 1, 1, 1, 2, 4, 3, 5, 5, 5, 0)
 QUIET_RANKS = 2 * CLASSES  # ranks below this are quiet moves
+KILLER_RANK = 8 * CLASSES  # added to the move that last won at the same ply: tried first
+# (the same attack often beats the defender's other replies)
 
 
 @kernel("void(int64[::1], int64)")
@@ -574,16 +576,17 @@ def _sort_descending(entries: np.ndarray, count: int) -> None:
 @kernel("int64(state, int64, int64[::1], int64)")
 def _defender_replies(st: BoardState, defender: int, cells: np.ndarray, count: int) -> int:
     """Order the defender's replies ``cells[0:count]`` at a VCT defender node, dropping the
-    illegal ones: the cells where it makes the most of its own first (a counter-threat is
-    the likeliest refutation, and one refutation ends the node), then by what they take
-    from the attacker.  Each entry becomes the cell with that rank above CELL_MASK; returns
-    how many are left."""
+    illegal ones, likeliest refutation first (one refutation ends the node): by the classes
+    it takes from the attacker and makes for itself there together, then by the attacker's
+    alone.  Each entry becomes the cell with that rank above CELL_MASK; returns how many
+    are left."""
     kept = 0
     for j in range(count):
         cell = cells[j]
         if not is_legal(st, cell, defender):
             continue
-        rank = st.classes[defender - 1, cell] * CLASSES + st.classes[2 - defender, cell]
+        taken = st.classes[2 - defender, cell]
+        rank = (taken + st.classes[defender - 1, cell]) * CLASSES + taken
         cells[kept] = (rank << 16) | cell
         kept += 1
     _sort_descending(cells, kept)
@@ -598,7 +601,8 @@ def _attacker_moves(st: BoardState, ss: SearchState, attacker: int, quiet: bool,
     with ``quiet``, an open two (the caller keeps those that threaten a VCF).  When the
     defender would win by fours were it its turn, only the cells of that win's relevance zone
     (``_relevance_zone``, with the roles swapped): any other move loses to it.  Each entry is
-    the cell with its rank (VCT_RANK, then the defender's class there) above CELL_MASK."""
+    the cell with its rank above CELL_MASK: the move that last won at this ply (killer,
+    ss.killers[ply, 0]) first, then by VCT_RANK, then by the defender's class there."""
     defender = 3 - attacker
     moves = ss.moves[ply]
     zone = ss.scores[ply]
@@ -620,6 +624,8 @@ def _attacker_moves(st: BoardState, ss: SearchState, attacker: int, quiet: bool,
         if not is_legal(st, cell, attacker):
             continue
         rank = VCT_RANK[kind] * CLASSES + st.classes[defender - 1, cell]
+        if cell == ss.killers[ply, 0]:
+            rank += KILLER_RANK
         moves[count] = (rank << 16) | cell
         count += 1
     for j in range(restricted):
@@ -708,6 +714,7 @@ def _vct(st: BoardState, ss: SearchState, attacker: int, attacking: int, threats
                 if found > 0:
                     if ply == 0:
                         ctrl[C_TSS_MOVE] = cell
+                    ss.killers[ply, 0] = cell
                     result = found + 1
                     break
                 if _out_of_budget(ctrl):
@@ -786,6 +793,7 @@ def vct(st: BoardState, ss: SearchState, colour: int, threats: int, node_limit: 
     ctrl[C_TSS_NODES] = 0
     ctrl[C_TSS_LIMIT] = node_limit
     ctrl[C_TSS_MOVE] = -1
+    ss.killers[:, 0] = -1  # borrowed: the last winning move per ply (_attacker_moves)
     plies = 0
     for allowed in range(1, threats + 1):
         for stage in range(2 if quiet_fours > 0 and allowed >= 2 else 1):
@@ -797,6 +805,7 @@ def vct(st: BoardState, ss: SearchState, colour: int, threats: int, node_limit: 
             break
     ctrl[C_TSS_LIMIT] = 0  # the VCF probes of the main search are not limited
     ctrl[C_TSS_QUIET] = 0
+    ss.killers[:, 0] = -1  # (left as the main search's killer moves would start)
     if plies == 0:
         return 0, -1
     return plies, int(ctrl[C_TSS_MOVE])

@@ -379,6 +379,15 @@ class Config:
     # that start with such a move, at the cost of a VCF per candidate cell at each attacker
     # node and a relevance zone at each defender node.
     vct_quiet_fours: int = 0
+    # Inside the search: at a node (not the root) with at least interior_vct_depth plies left,
+    # no threat to answer, a static score below beta and an open three or better to make,
+    # look for a win by continuous threats (fours and open threes, at most
+    # interior_vct_threats threats, interior_vct_nodes nodes; 0: never) and score it as the
+    # mate it proves.  More nodes or threats find longer wins deeper in the tree, at a cost at
+    # every such node; a smaller depth runs it at many more nodes.
+    interior_vct_nodes: int = 0
+    interior_vct_depth: int = 4
+    interior_vct_threats: int = 5
     order_own: tuple[int, ...] = field(default=ORDER_OWN)
     order_opp: tuple[int, ...] = field(default=ORDER_OPP)
     eval_own: tuple[int, ...] = field(default=EVAL_OWN)
@@ -422,4 +431,7 @@ class Config:
         array[slots.P_LMR_LOG] = self.lmr_log
         array[slots.P_SINGULAR_DEPTH] = self.singular_depth
         array[slots.P_SINGULAR_MARGIN] = self.singular_margin
+        array[slots.P_INTERIOR_VCT_NODES] = self.interior_vct_nodes
+        array[slots.P_INTERIOR_VCT_DEPTH] = self.interior_vct_depth
+        array[slots.P_INTERIOR_VCT_THREATS] = self.interior_vct_threats
         return array

@@ -122,6 +122,29 @@ def test_vct_finds_the_published_first_move_of_threat_puzzles(case: dict) -> Non
     assert list(board.point(cell)) in case["answers"]["winning_first_moves_known"]
 
 
+INTERIOR_VCT = Config(interior_vct_nodes=5000, interior_vct_depth=1, interior_vct_threats=8)
+
+
+@pytest.mark.parametrize("case", [c for c in all_puzzles("vct")
+                                  if c["id"] in ("quintet-01", "quintet-08", "quintet-09",
+                                                  "quintet-12", "quintet-21")],
+                         ids=lambda c: c["id"])
+def test_the_vct_inside_the_search_proves_threat_wins_a_shallow_search_misses(case: dict
+                                                                               ) -> None:
+    """Three plies reach the attacker's second move only: without the VCT at its nodes the
+    search sees no mate; with it (Config.interior_vct_nodes), the mate is proved and the move
+    played is a published winning first move."""
+    limits = Limits(timeout_turn_ms=600_000, max_depth=3)
+    plain = engine_with(4, case["black"], case["white"]).think(limits)
+    assert plain.score < MATE_BOUND
+    engine = Engine(INTERIOR_VCT)
+    engine.new_game(15, 15, 4)
+    engine.setup([(x, y, 1) for x, y in case["black"]] + [(x, y, 2) for x, y in case["white"]])
+    result = engine.think(limits)
+    assert result.score > MATE_BOUND
+    assert list(result.move) in case["answers"]["winning_first_moves_known"]
+
+
 QUIET_PUZZLE_NODES = 400_000  # enough for the quiet threats (about 97 k), within a second
 
 

@@ -12,13 +12,16 @@ from bot.core.movepick import generate_moves, select_move
 from bot.core.score import INFINITY, MATE, MATE_BOUND
 from bot.core.searchstate import (
     C_BEST, C_GENERATION, C_NODE_LIMIT, C_NODES, C_SELDEPTH, C_STOP, MAX_PLY, P_BRANCH,
-    P_FUTILITY_DEPTH, P_FUTILITY_MARGIN, P_HISTORY, P_KILLERS, P_LEAF_DOUBLE_THREE, P_LEAF_VCF,
-    P_LEAF_VCF_NODES, P_LMR_LOG, P_LMR_MOVES, P_MOVE_COUNT, P_RAZOR_DEPTH, P_RAZOR_MARGIN,
-    P_SINGULAR_DEPTH, P_SINGULAR_MARGIN, P_THREE_EXTENSION, P_VCF_DEPTH, SearchState,
+    P_FUTILITY_DEPTH, P_FUTILITY_MARGIN, P_HISTORY, P_INTERIOR_VCT_DEPTH, P_INTERIOR_VCT_NODES,
+    P_INTERIOR_VCT_THREATS, P_KILLERS, P_LEAF_DOUBLE_THREE, P_LEAF_VCF, P_LEAF_VCF_NODES,
+    P_LMR_LOG, P_LMR_MOVES, P_MOVE_COUNT, P_RAZOR_DEPTH, P_RAZOR_MARGIN, P_SINGULAR_DEPTH,
+    P_SINGULAR_MARGIN, P_THREE_EXTENSION, P_VCF_DEPTH, SearchState,
 )
 from bot.core.shapes import C_OPEN_THREE
 from bot.core.state import M_CANDIDATES, BoardState
-from bot.core.threats import double_three_win, is_legal, leaf_vcf, scan_threats
+from bot.core.threats import (
+    cells_of_class, double_three_win, is_legal, leaf_vcf, scan_threats, vct_plies,
+)
 
 
 @kernel()
@@ -46,6 +49,21 @@ def _leaf(st: BoardState, ss: SearchState, colour: int, beta: int, ply: int, sta
     if ss.config[P_LEAF_DOUBLE_THREE] and double_three_win(st, colour):
         return MATE - ply - 5
     return static
+
+
+@kernel()
+def _interior_vct(st: BoardState, ss: SearchState, colour: int, depth: int, beta: int,
+                  ply: int, static: int) -> int:
+    """Plies to ``colour``'s win by continuous threats (it is to move and has no threat to
+    answer), sought inside the search as config[P_INTERIOR_VCT_*] say, or 0: none found, or
+    not sought (off, too few plies left, the static score holds beta, no open three or four
+    to make).  The VCT uses the move buffers from ``ply`` on: this node's list is not made
+    yet."""
+    nodes = ss.config[P_INTERIOR_VCT_NODES]
+    if (nodes <= 0 or depth < ss.config[P_INTERIOR_VCT_DEPTH] or static >= beta
+            or cells_of_class(st, colour, C_OPEN_THREE) == 0):
+        return 0
+    return vct_plies(st, ss, colour, ss.config[P_INTERIOR_VCT_THREATS], nodes, 0, ply)
 
 
 @kernel("int64(state, search, int64, int64, int64, int64)")
@@ -99,6 +117,9 @@ def alphabeta(st: BoardState, ss: SearchState, depth: int, beta: int, ply: int,
 
     if ply > 0 and not forced and not opp_three and -MATE_BOUND < beta < MATE_BOUND:
         static = evaluate(st, colour)
+        plies = _interior_vct(st, ss, colour, depth, beta, ply, static)
+        if plies > 0:
+            return MATE - ply - plies
         margin = ss.config[P_FUTILITY_MARGIN]
         if margin > 0 and depth <= ss.config[P_FUTILITY_DEPTH] and static - margin * depth >= beta:
             return static

@@ -47,7 +47,10 @@ P_LEAF_DOUBLE_THREE = P_RAZOR_DEPTH + 1  # 1: a leaf sees a win by a double open
 P_LMR_LOG = P_LEAF_DOUBLE_THREE + 1  # reductions by ln(depth) ln(move number) x this / 100
 P_SINGULAR_DEPTH = P_LMR_LOG + 1  # singular extension from this depth (0: off)
 P_SINGULAR_MARGIN = P_SINGULAR_DEPTH + 1  # ... when the others stay this much per ply below
-CONFIG_SLOTS = P_SINGULAR_MARGIN + 1
+P_INTERIOR_VCT_NODES = P_SINGULAR_MARGIN + 1  # node budget of a VCT inside the search (0: off)
+P_INTERIOR_VCT_DEPTH = P_INTERIOR_VCT_NODES + 1  # ... at nodes with at least this many plies left
+P_INTERIOR_VCT_THREATS = P_INTERIOR_VCT_DEPTH + 1  # ... of at most this many threats
+CONFIG_SLOTS = P_INTERIOR_VCT_THREATS + 1
 
 
 class SearchState(NamedTuple):

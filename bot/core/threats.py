@@ -657,20 +657,20 @@ def _vct(st: BoardState, ss: SearchState, attacker: int, attacking: int, threats
     the winning move goes to ctrl[C_TSS_MOVE]."""
     ctrl = ss.ctrl
     ctrl[C_TSS_NODES] += 1
-    if ctrl[C_STOP] != 0 or ctrl[C_TSS_NODES] > ctrl[C_TSS_LIMIT]:
+    if ctrl[C_STOP] != 0 or ctrl[C_TSS_NODES] > ctrl[C_TSS_LIMIT] or ply >= MAX_PLY:
         return 0
     quiet = ctrl[C_TSS_QUIET]
     mover = attacker if attacking == ATTACKING else 3 - attacker
     own_five, opp_fives, opp_five, own_win_four, opp_three = scan_threats(st, mover)
     if attacking == ATTACKING:
         if own_five >= 0:
-            if ply == 0:
+            if ply == ROOT_PLY:
                 ctrl[C_TSS_MOVE] = own_five
             return 1
         if opp_fives >= 2:
             return 0
         if opp_fives == 0 and own_win_four >= 0:
-            if ply == 0:
+            if ply == ROOT_PLY:
                 ctrl[C_TSS_MOVE] = own_win_four
             return 3
         if threats_left <= 0:
@@ -678,7 +678,7 @@ def _vct(st: BoardState, ss: SearchState, attacker: int, attacking: int, threats
         key = _vcf_key(st, attacker) ^ np.uint64(VCT_KEY)
         if quiet > 0:
             key ^= np.uint64(QUIET_KEY) ^ np.uint64(quiet)
-        if ply > 0:  # the root must find its move (C_TSS_MOVE)
+        if ply > ROOT_PLY:  # the root must find its move (C_TSS_MOVE)
             known = _memo_probe(ss.vcf_keys, ss.vcf_data, key, threats_left)
             if known >= 0:
                 return known
@@ -697,7 +697,7 @@ def _vct(st: BoardState, ss: SearchState, attacker: int, attacking: int, threats
                     found = _vct(st, ss, attacker, DEFENDING, threats_left - int(threat),
                                  ply + 1)
                     if found > 0:
-                        if ply == 0:
+                        if ply == ROOT_PLY:
                             ctrl[C_TSS_MOVE] = opp_five
                         result = found + 1
                 unmake(st)
@@ -712,7 +712,7 @@ def _vct(st: BoardState, ss: SearchState, attacker: int, attacking: int, threats
                     found = _vct(st, ss, attacker, DEFENDING, threats_left - 1, ply + 1)
                 unmake(st)
                 if found > 0:
-                    if ply == 0:
+                    if ply == ROOT_PLY:
                         ctrl[C_TSS_MOVE] = cell
                     ss.killers[ply, 0] = cell
                     result = found + 1
@@ -756,8 +756,6 @@ def _vct(st: BoardState, ss: SearchState, attacker: int, attacking: int, threats
             longest = max(longest, found)
         return longest + 1 if longest > 0 else 0
     # a quiet threat: the attacker's win by fours, were it its turn, must be stopped
-    if ply >= MAX_PLY:
-        return 0  # (no buffer row left for its line)
     line = ss.moves[ply]
     length = vcf_line(st, ss, attacker, quiet, line)
     if length == 0 or _out_of_budget(ctrl):
@@ -780,32 +778,44 @@ def _vct(st: BoardState, ss: SearchState, attacker: int, attacking: int, threats
     return longest + 1
 
 
-@kernel()
-def vct(st: BoardState, ss: SearchState, colour: int, threats: int, node_limit: int,
-        quiet_fours: int) -> tuple[int, int]:
-    """(plies to a win by continuous threats for ``colour`` to move, its first move), or
-    (0, -1) if none is found within ``threats`` threats and ``node_limit`` nodes in all.
-    Deepens one threat at a time, so short wins are found first and cheaply; with
-    ``quiet_fours`` above 0, each depth from two threats on is searched first without, then
-    with quiet threats (moves that give a win by that many fours, see ``_vct``), which widen
-    every attacker node."""
+@kernel("int64(state, search, int64, int64, int64, int64, int64)")
+def vct_plies(st: BoardState, ss: SearchState, colour: int, threats: int, node_limit: int,
+              quiet_fours: int, first_ply: int) -> int:
+    """Plies to a win by continuous threats for ``colour`` to move, or 0 if none is found
+    within ``threats`` threats and ``node_limit`` nodes in all.  Deepens one threat at a
+    time, so short wins are found first and cheaply; with ``quiet_fours`` above 0, each depth
+    from two threats on is searched first without, then with quiet threats (moves that give a
+    win by that many fours, see ``_vct``), which widen every attacker node.  The search uses
+    the move buffers (and borrows column 0 of the killer moves) from ``first_ply`` on, so a
+    node of the main search passes its own ply; at ply 0 the first move of the win goes to
+    ctrl[C_TSS_MOVE]."""
     ctrl = ss.ctrl
     ctrl[C_TSS_NODES] = 0
     ctrl[C_TSS_LIMIT] = node_limit
     ctrl[C_TSS_MOVE] = -1
-    ss.killers[:, 0] = -1  # borrowed: the last winning move per ply (_attacker_moves)
+    ss.killers[first_ply:, 0] = -1  # borrowed: the last winning move per ply
     plies = 0
     for allowed in range(1, threats + 1):
         for stage in range(2 if quiet_fours > 0 and allowed >= 2 else 1):
             ctrl[C_TSS_QUIET] = stage * quiet_fours
-            plies = _vct(st, ss, colour, ATTACKING, allowed, ROOT_PLY)
+            plies = _vct(st, ss, colour, ATTACKING, allowed, first_ply)
             if plies > 0 or ctrl[C_TSS_NODES] > node_limit:
                 break
         if plies > 0 or ctrl[C_TSS_NODES] > node_limit:
             break
     ctrl[C_TSS_LIMIT] = 0  # the VCF probes of the main search are not limited
     ctrl[C_TSS_QUIET] = 0
-    ss.killers[:, 0] = -1  # (left as the main search's killer moves would start)
+    ss.killers[first_ply:, 0] = -1  # (left as the main search's killer moves would start)
+    return plies
+
+
+@kernel()
+def vct(st: BoardState, ss: SearchState, colour: int, threats: int, node_limit: int,
+        quiet_fours: int) -> tuple[int, int]:
+    """(plies to a win by continuous threats for ``colour`` to move, its first move), or
+    (0, -1) if none is found within ``threats`` threats and ``node_limit`` nodes in all
+    (``vct_plies`` from ply 0)."""
+    plies = vct_plies(st, ss, colour, threats, node_limit, quiet_fours, ROOT_PLY)
     if plies == 0:
         return 0, -1
-    return plies, int(ctrl[C_TSS_MOVE])
+    return plies, int(ss.ctrl[C_TSS_MOVE])

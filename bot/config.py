@@ -388,6 +388,13 @@ class Config:
     interior_vct_nodes: int = 0
     interior_vct_depth: int = 4
     interior_vct_threats: int = 5
+    # Before the search, try the first `branch` root moves against the opponent's win by
+    # continuous threats (fours and open threes, at most root_vct_defence_threats threats,
+    # root_vct_defence_nodes nodes a move; 0: never) and search only the moves not found to
+    # lose (every move when all of them lose): drops only moves that lose for sure, sees
+    # threat wins beyond the search's horizon, costs up to branch times that many nodes a turn.
+    root_vct_defence_nodes: int = 0
+    root_vct_defence_threats: int = 6
     order_own: tuple[int, ...] = field(default=ORDER_OWN)
     order_opp: tuple[int, ...] = field(default=ORDER_OPP)
     eval_own: tuple[int, ...] = field(default=EVAL_OWN)

@@ -22,7 +22,7 @@ from bot.core import arrays, tt
 from bot.core.board import Board, Point
 from bot.core.errors import BoardError
 from bot.core.evaluate import evaluate
-from bot.core.movepick import order_moves
+from bot.core.movepick import order_moves, refute_root_moves
 from bot.core.threats import leaf_vcf, threat_defences, vcf_first_move, vct
 from bot.core.score import MATE, MATE_BOUND
 from bot.core.searchstate import (
@@ -263,6 +263,10 @@ class Engine:
             cell = arrays.first_nonzero(ss.root_mask)
             return Result(board.point(cell), 0, 0, int(ss.ctrl[C_NODES]), _ms_since(start),
                           "forced")
+        settings = self.config
+        if defences <= 0 and settings.root_vct_defence_nodes > 0:
+            refute_root_moves(board.state, ss, colour, settings.branch,
+                              settings.root_vct_defence_threats, settings.root_vct_defence_nodes)
         best_cell, score, depth = board.cell(*fallback), 0, 0
         max_depth = min(limits.max_depth or MAX_DEPTH, MAX_DEPTH)
         cause: StopCause | None = None

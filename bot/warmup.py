@@ -53,8 +53,10 @@ def exercise_every_kernel() -> None:
         board.set_cell_values(engine.config.cell_values)
         evaluate.pattern_counts(board.state, 1, evaluate.pattern_table(),
                                 np.zeros(2 * shapes.PATTERNS, np.int64))
-    # the switches that are off by default: the root's defence set and its VCT search
-    switched = Engine(Config(root_defence=True, vct_nodes_per_ms=5))
+    # the switches that are off by default: the root's defence set, its VCT search, the VCT
+    # against each root move and the VCT inside the search
+    switched = Engine(Config(root_defence=True, vct_nodes_per_ms=5, root_vct_defence_nodes=50,
+                             interior_vct_nodes=50, interior_vct_depth=1))
     switched.new_game(15, 15, 0)
     switched.setup([(7, 7, 1), (8, 8, 2), (7, 8, 1), (6, 6, 2), (7, 6, 1)])
     switched.think(Limits(timeout_turn_ms=600_000, max_depth=2))

@@ -11,6 +11,7 @@ import pytest
 from bot.config import Config
 from bot.core import searchstate
 from bot.core.score import MATE_BOUND
+from bot.core.movepick import refute_root_moves
 from bot.core.shapes import C_FOUR, C_OPEN_THREE
 from bot.core import threats
 from bot.core.threats import (
@@ -393,6 +394,47 @@ def test_vct_with_its_memo_agrees_with_brute_force() -> None:
             wins += expected
             checked += 1
     assert 0 < wins < checked
+
+
+@pytest.mark.skipif(PURE_PYTHON, reason="brute-force VCTs after every root move: long as plain Python")
+def test_the_root_moves_taken_out_lose_to_threats_and_the_others_do_not() -> None:
+    """refute_root_moves takes out of the root exactly the moves after which the opponent
+    wins by continuous threats (brute force, same threats), and leaves the root whole when
+    every move loses."""
+    rng = random.Random(6)
+    engine = Engine()
+    search = engine._search
+    taken_out = kept = 0
+    for _ in range(300):  # the seeded positions, until enough of each are checked
+        if taken_out >= scaled(12) and kept >= scaled(12):
+            break
+        stones = four_rich_position(rng, 9)[:rng.randint(6, 10)]
+        engine.new_game(9, 9, 0)
+        engine.setup(stones)
+        board = engine.require_board()
+        colour = board.side_to_move()
+        position = naive.Position(9, 9, 0, {(x, y): c for x, y, c in stones})
+        if any(naive.wins(position, x, y, c) for x, y in naive.candidates(position)
+               for c in (1, 2)):
+            continue  # a five to play or to block: nothing is tried
+        search.ctrl[searchstate.C_ROOT_FILTER] = 0
+        losing = refute_root_moves(board.state, search, colour, 99, 2, 10**9)
+        moves = [(x, y) for x, y in board.candidates() if board.is_legal(x, y, colour)]
+        lost = {}
+        for x, y in moves:
+            position.stones[(x, y)] = colour
+            lost[(x, y)] = naive.vct_wins(position, 3 - colour, 2)
+            del position.stones[(x, y)]
+        if all(lost.values()) or not any(lost.values()):
+            assert losing == 0 and search.ctrl[searchstate.C_ROOT_FILTER] == 0
+            continue
+        assert losing == sum(lost.values()) and search.ctrl[searchstate.C_ROOT_FILTER] == 1
+        for x, y in moves:
+            assert search.root_mask[board.cell(x, y)] == (0 if lost[(x, y)] else 1), (
+                stones, (x, y))
+            taken_out += lost[(x, y)]
+            kept += not lost[(x, y)]
+    assert taken_out >= scaled(12) and kept >= scaled(12)
 
 
 def attacker_cluster(rng: random.Random, size: int) -> list[tuple[int, int, int]]:

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from bot.core.jit import kernel, np
+from bot.core.moves import make, unmake
 from bot.core.searchstate import (
-    C_ROOT_FILTER, P_BRANCH, P_HISTORY, P_KILLERS, SearchState,
+    C_ROOT_FILTER, C_STOP, P_BRANCH, P_HISTORY, P_KILLERS, SearchState,
 )
 from bot.core.shapes import C_FOUR
 from bot.core.state import M_CANDIDATES, BoardState
-from bot.core.threats import is_legal
+from bot.core.threats import is_legal, scan_threats, vct_plies
 
 # An ordering score is the cell's ordering values (ss.order_values for the mover's and the
 # opponent's shape word there) shifted left by CLASS_SHIFT, so the killer bonus and the history
@@ -19,7 +20,7 @@ HISTORY_CAP = (1 << 21) - 1
 TT_MOVE_BONUS = 1 << 50  # above every other score: the table's move is tried first
 
 
-@kernel()
+@kernel("int64(state, search, int64, int64, int64, boolean)")
 def generate_moves(st: BoardState, ss: SearchState, ply: int, colour: int, tt_move: int,
                    restrict: bool) -> int:
     """Fill ss.moves[ply] and ss.scores[ply] with the legal candidates and their ordering
@@ -89,3 +90,38 @@ def order_moves(st: BoardState, ss: SearchState, ply: int, colour: int, tt_move:
     for i in range(keep):
         select_move(ss.moves, ss.scores, ply, i, count)
     return int(keep), keep == count
+
+
+@kernel("int64(state, search, int64, int64, int64, int64)")
+def refute_root_moves(st: BoardState, ss: SearchState, colour: int, checked: int,
+                      threats: int, node_limit: int) -> int:
+    """Take out of the root the moves after which the opponent wins by continuous threats
+    (``vct_plies``, fours and open threes, within ``threats`` threats and ``node_limit`` nodes
+    a move), trying the first ``checked`` moves of the root's order: ss.root_mask marks every
+    other legal candidate, ctrl[C_ROOT_FILTER] is set, and the number of moves taken out is
+    returned.  A move taken out loses for sure (the VCT proves each win it finds), so only a
+    longer defence is lost, and only when every candidate loses, which then keeps them all
+    (returns 0, no filter).  Nothing is tried (0) when either side has a five to play or a
+    win by an open four: the search settles those at once."""
+    own_five, opp_fives, _, own_win_four, opp_three = scan_threats(st, colour)
+    if own_five >= 0 or opp_fives > 0 or own_win_four >= 0:
+        return 0
+    count = generate_moves(st, ss, 0, colour, -1, opp_three)
+    ss.root_mask[:] = 0
+    for i in range(count):
+        ss.root_mask[ss.moves[0, i]] = 1
+    losing = 0
+    for i in range(min(count, checked)):
+        cell = select_move(ss.moves, ss.scores, 0, i, count)
+        make(st, cell, colour)
+        lost = vct_plies(st, ss, 3 - colour, threats, node_limit, 0, 1) > 0
+        unmake(st)
+        if ss.ctrl[C_STOP] != 0:
+            break
+        if lost:
+            ss.root_mask[cell] = 0
+            losing += 1
+    if losing == 0 or losing == count:
+        return 0
+    ss.ctrl[C_ROOT_FILTER] = 1
+    return losing

@@ -384,7 +384,8 @@ class Config:
     # look for a win by continuous threats (fours and open threes, at most
     # interior_vct_threats threats, interior_vct_nodes nodes; 0: never) and score it as the
     # mate it proves.  More nodes or threats find longer wins deeper in the tree, at a cost at
-    # every such node; a smaller depth runs it at many more nodes.
+    # every such node; a smaller depth runs it at many more nodes.  300 nodes from 5 plies
+    # left against off: -8 Elo [-26, +9] in 800 games at 200 ms a move (undecided).
     interior_vct_nodes: int = 0
     interior_vct_depth: int = 4
     interior_vct_threats: int = 5
@@ -393,6 +394,7 @@ class Config:
     # root_vct_defence_nodes nodes a move; 0: never) and search only the moves not found to
     # lose (every move when all of them lose): drops only moves that lose for sure, sees
     # threat wins beyond the search's horizon, costs up to branch times that many nodes a turn.
+    # 300 nodes against off: +7 Elo [-18, +32] in 198 games at 200 ms a move (H0 against +25).
     root_vct_defence_nodes: int = 0
     root_vct_defence_threats: int = 6
     order_own: tuple[int, ...] = field(default=ORDER_OWN)

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from bot.config import Config
+from bot.core.board import Board
 from bot.core import searchstate
 from bot.core.score import MATE_BOUND
 from bot.core.movepick import refute_root_moves
@@ -373,6 +374,17 @@ def test_under_a_threat_the_root_searches_only_the_defences() -> None:
     assert checked >= wanted
 
 
+def small_threat_position(engine: Engine, rng: random.Random
+                          ) -> tuple[list[tuple[int, int, int]], Board, naive.Position]:
+    """A seeded 9x9 freestyle position of 6 to 10 stones packed together (threes and fours
+    for both sides), set up in ``engine``: its stones, board and brute-force twin."""
+    stones = four_rich_position(rng, 9)[:rng.randint(6, 10)]
+    engine.new_game(9, 9, 0)
+    engine.setup(stones)
+    position = naive.Position(9, 9, 0, {(x, y): c for x, y, c in stones})
+    return stones, engine.require_board(), position
+
+
 @pytest.mark.pure_python
 def test_vct_with_its_memo_agrees_with_brute_force() -> None:
     rng = random.Random(4)
@@ -381,12 +393,8 @@ def test_vct_with_its_memo_agrees_with_brute_force() -> None:
     for _ in range(200):  # the seeded positions, until enough wins and non-wins are checked
         if checked >= scaled(24) and 0 < wins < checked:
             break
-        stones = four_rich_position(rng, 9)[:rng.randint(6, 10)]
-        engine.new_game(9, 9, 0)
-        engine.setup(stones)
-        board = engine.require_board()
+        stones, board, position = small_threat_position(engine, rng)
         colour = board.side_to_move()
-        position = naive.Position(9, 9, 0, {(x, y): c for x, y, c in stones})
         for threats in (1, 2):
             expected = naive.vct_wins(position, colour, threats)
             plies, _ = vct(board.state, engine._search, colour, threats, 10**9, 0)
@@ -408,12 +416,8 @@ def test_the_root_moves_taken_out_lose_to_threats_and_the_others_do_not() -> Non
     for _ in range(300):  # the seeded positions, until enough of each are checked
         if taken_out >= scaled(12) and kept >= scaled(12):
             break
-        stones = four_rich_position(rng, 9)[:rng.randint(6, 10)]
-        engine.new_game(9, 9, 0)
-        engine.setup(stones)
-        board = engine.require_board()
+        stones, board, position = small_threat_position(engine, rng)
         colour = board.side_to_move()
-        position = naive.Position(9, 9, 0, {(x, y): c for x, y, c in stones})
         if any(naive.wins(position, x, y, c) for x, y in naive.candidates(position)
                for c in (1, 2)):
             continue  # a five to play or to block: nothing is tried

@@ -555,7 +555,6 @@ CELL_MASK = (1 << 16) - 1  # _attacker_moves: the cell in the low bits, its rank
 # win unless the block answers both), then double threes, fours (one reply each, so cheap to
 # refute), open threes, and last the quiet moves that only make an open two.
 VCT_RANK = (0, 0, 1, 1, 1, 2, 4, 3, 5, 5, 5, 0)
-QUIET_RANKS = 2 * CLASSES  # ranks below this are quiet moves
 KILLER_RANK = 8 * CLASSES  # added to the move that last won at the same ply: tried first
 # (the same attack often beats the defender's other replies)
 
@@ -706,9 +705,10 @@ def _vct(st: BoardState, ss: SearchState, attacker: int, attacking: int, threats
             moves = ss.moves[ply]
             for i in range(count):
                 cell = moves[i] & CELL_MASK
+                threat = st.classes[attacker - 1, cell] >= C_OPEN_THREE
                 make(st, cell, attacker)
                 found = 0
-                if moves[i] >> 16 >= QUIET_RANKS or vcf(st, ss, attacker, quiet) > 0:
+                if threat or vcf(st, ss, attacker, quiet) > 0:
                     found = _vct(st, ss, attacker, DEFENDING, threats_left - 1, ply + 1)
                 unmake(st)
                 if found > 0:

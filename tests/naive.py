@@ -410,7 +410,8 @@ def vct_wins(pos: Position, attacker: int, threats_left: int, attacking: bool = 
     ``threats_left`` threats, by brute force over the rules of bot.core.threats._vct (freestyle
     or exact five): the attacker tries every cell of class open three or better (only the
     block of the defender's single five, if it has one, and a block of a lesser class only
-    while an open three of the attacker still stands), then, with ``quiet_fours`` above 0 and
+    while an open three of the attacker still stands or, with ``quiet_fours``, as a quiet
+    threat), then, with ``quiet_fours`` above 0 and
     two threats left, every cell of class open two to three after which it would win by fours
     were it its turn (a quiet threat); the defender must block a single five, wins with a
     five, an open four or double four, or a VCF of its own, must answer an open three with a
@@ -430,7 +431,11 @@ def vct_wins(pos: Position, attacker: int, threats_left: int, attacking: bool = 
             pos.stones[opp_fives[0]] = attacker
             standing = any(cell_class(pos, x, y, attacker) == C_OPEN_FOUR
                            for x, y in candidates(pos))
-            won = standing and vct_wins(pos, attacker, threats_left, False, quiet_fours)
+            if standing:
+                won = vct_wins(pos, attacker, threats_left, False, quiet_fours)
+            else:  # with quiet threats, a block that leaves a win by fours is one
+                won = (quiet_fours > 0 and vcf_wins(pos, attacker, quiet_fours)
+                       and vct_wins(pos, attacker, threats_left - 1, False, quiet_fours))
             del pos.stones[opp_fives[0]]
             return won
         quiet = [] if opp_fives or quiet_fours <= 0 or threats_left < 2 else [

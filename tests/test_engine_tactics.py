@@ -578,3 +578,24 @@ def test_vct_goes_on_after_a_quiet_block_of_a_counter_four_while_its_three_stand
     position = naive.Position(11, 11, 0, {(x, y): c for x, y, c in stones})
     assert naive.vct_wins(position, 1, 2)
     assert engine.think(Limits(timeout_turn_ms=600_000, max_depth=4)).score > MATE_BOUND
+
+
+def test_with_quiet_threats_a_block_of_a_counter_four_may_itself_be_a_quiet_threat() -> None:
+    """Black's quiet threat is answered by a white four; black's block of it makes no three
+    and no three stands, but black would win by fours again were it its turn, so white must
+    stop that too (quintet-15's published win goes through such a block).  A random 7x7
+    position found so: the VCT with quiet threats wins in 11 plies with 3 threats, the
+    brute-force solver agrees, and neither finds a win without the quiet threats."""
+    stones = [(1, 5, 1), (3, 2, 1), (4, 3, 1), (2, 2, 1), (1, 4, 1), (2, 4, 1), (3, 5, 2),
+              (6, 4, 2), (1, 3, 2), (4, 0, 2), (6, 1, 2), (6, 2, 2)]
+    engine = Engine()
+    engine.new_game(7, 7, 0)
+    engine.setup(stones)
+    board = engine.require_board()
+    assert board.side_to_move() == 1
+    assert vct(board.state, engine._search, 1, 3, 10**9, 0) == (0, -1)
+    plies, _ = vct(board.state, engine._search, 1, 3, 10**9, 3)
+    assert plies == 11
+    position = naive.Position(7, 7, 0, {(x, y): c for x, y, c in stones})
+    assert naive.vct_wins(position, 1, 3, quiet_fours=3)
+    assert not naive.vct_wins(position, 1, 3)

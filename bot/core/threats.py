@@ -639,8 +639,8 @@ def _vct(st: BoardState, ss: SearchState, attacker: int, attacking: int, threats
     """Plies to a win for ``attacker`` by continuous threats, or 0 if none is found.
 
     Attacker to move (``attacking`` 1): a five wins; a five of the defender must be blocked (by
-    a threat, or by a quiet move while an open three of the attacker still stands); an open
-    four (or double four) wins; else every four and open three is tried, while
+    a threat, by a quiet move while an open three of the attacker still stands or, when
+    ctrl[C_TSS_QUIET] is above 0, by a quiet threat); an open four (or double four) wins; else every four and open three is tried, while
     ``threats_left`` lasts, and then, when ctrl[C_TSS_QUIET] is above 0, every other legal
     cell where the attacker makes at least an open two and after which it would win by fours (of
     at most that many) were it its turn again (a quiet threat, one threat too); all of them
@@ -683,18 +683,22 @@ def _vct(st: BoardState, ss: SearchState, attacker: int, attacking: int, threats
                 return known
         result = 0
         if opp_fives == 1:
-            # the only move blocks the defender's counter-four: as a threat of its own, or as a
+            # the only move blocks the defender's counter-four: as a threat of its own, as a
             # quiet move while an open three of the attacker still stands (the defender must
-            # then answer that three again, and no threat is spent)
+            # then answer that three again, and no threat is spent) or, with quiet threats,
+            # as a quiet threat (the attacker would win by fours were it its turn: one threat)
             if is_legal(st, opp_five, attacker):
                 threat = st.classes[attacker - 1, opp_five] >= C_OPEN_THREE
                 make(st, opp_five, attacker)
                 playable = threat
+                spent = int(threat)
                 if not threat:
                     _, _, _, _, playable = scan_threats(st, 3 - attacker)  # a three stands
+                    if not playable and quiet > 0 and vcf(st, ss, attacker, quiet) > 0:
+                        playable = True
+                        spent = 1
                 if playable:
-                    found = _vct(st, ss, attacker, DEFENDING, threats_left - int(threat),
-                                 ply + 1)
+                    found = _vct(st, ss, attacker, DEFENDING, threats_left - spent, ply + 1)
                     if found > 0:
                         if ply == ROOT_PLY:
                             ctrl[C_TSS_MOVE] = opp_five

@@ -142,6 +142,12 @@ class Prover:
         if plies:
             node.prove(stones + plies)
             node.threat_move = cell
+        elif ((self.budget - stones - 1) // 2 == 1
+              and self.search.ctrl[C_TSS_NODES] <= self.limits.threat_nodes):
+            # one attacker move before the five: it wins only by making two fives at once
+            # (a double or open four, perhaps as the block of the defender's five) or a four
+            # whose block is a foul, which the threat search sees: nothing else can
+            node.disprove()
 
     def _threat_win(self, stones: int) -> tuple[int, int]:
         """(plies, first move) of the attacker's win by threats on the board as it is, with

@@ -177,3 +177,20 @@ def test_the_skip_defers_the_replies_where_the_pass_does_not_lose() -> None:
         assert not root.proved and prover.tree_nodes >= 6_000
         work[skip] = prover.nodes
     assert 4 * work[True] < work[False]
+
+
+@pytest.mark.parametrize("rule", [0, 1, 4])
+def test_with_one_move_before_the_five_the_threat_search_decides_the_node(rule: int) -> None:
+    """Budget: the attacker's next move and then its five.  The attacker node is proved or
+    refuted by its leaf tests alone, without children (a builder's vertex that close to the
+    budget is never left open), and the verdict is the exhaustive search's."""
+    verdicts = []
+    for board in random_positions(rule + 11, scaled(24), 9, rule):
+        attacker = board.side_to_move()
+        budget = board.ply + 3
+        prover = Prover(board, ProverLimits(max_nodes=100_000))
+        root = prover.prove_tree(budget)
+        assert root.children is None, board.moves()
+        assert root.proved == attacker_wins(board, attacker, budget), (rule, board.moves())
+        verdicts.append(root.proved)
+    assert 0 < sum(verdicts) < len(verdicts)

@@ -395,7 +395,8 @@ class Config:
     # lose (every move when all of them lose): drops only moves that lose for sure, sees
     # threat wins beyond the search's horizon, costs up to branch times that many nodes a turn.
     # 300 nodes against off: +7 Elo [-18, +32] in 198 games at 200 ms a move; 1000 nodes and 8
-    # threats: +10 [-9, +30] in 534 games (neither an SPRT of the change against 0).
+    # threats: +10 [-9, +30] in 534 games, then an SPRT(0, 10) of the change: -24 [-43, -5]
+    # in 685 games, H0.
     root_vct_defence_nodes: int = 0
     root_vct_defence_threats: int = 6
     order_own: tuple[int, ...] = field(default=ORDER_OWN)

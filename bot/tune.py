@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
 from collections.abc import Iterable, Iterator
@@ -59,16 +60,23 @@ from typing import Any
 
 import numpy as np
 
-from bot import config
-from bot.config import Config
-from bot.core import evaluate, shapes
-from bot.core.board import Board
-from bot.core.movepick import generate_moves
-from bot.core.searchstate import new_search_state
-from bot.core.shapes import C_FIVE, C_NONE, CLASS_NAMES, FIVE, NONE, PATTERNS, SHAPE_NAMES
-from bot.core.threats import scan_threats
-from bot.engine import Engine
-from bot.limits import Limits
+# The fits read the kernels' buffers as numpy arrays (slices, sums), which only the JIT's are:
+# the JIT unless SENTE_KERNELS says otherwise, decided before bot.core is imported.
+os.environ.setdefault("SENTE_KERNELS", "jit")
+
+from bot import config  # noqa: E402
+from bot.config import Config  # noqa: E402
+from bot.core import evaluate, shapes  # noqa: E402
+from bot.core.board import Board  # noqa: E402
+from bot.core.movepick import generate_moves  # noqa: E402
+from bot.core.native import backend  # noqa: E402
+from bot.core.searchstate import new_search_state  # noqa: E402
+from bot.core.shapes import (  # noqa: E402
+    C_FIVE, C_NONE, CLASS_NAMES, FIVE, NONE, PATTERNS, SHAPE_NAMES,
+)
+from bot.core.threats import scan_threats  # noqa: E402
+from bot.engine import Engine  # noqa: E402
+from bot.limits import Limits  # noqa: E402
 
 SCALE = 300.0  # evaluation units per unit of log-odds: keeps weights near the ordering weights
 # Penalties on the squared weights (in log-odds units): larger steadies rarely seen features
@@ -516,6 +524,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--outcome-weight", type=float, default=0.5,
                         help="with --search-depth: the outcome's share of each label")
     args = parser.parse_args(argv)
+    if backend() == "native":
+        parser.error("the fits need numpy arrays: run with SENTE_KERNELS=jit (or unset)")
     if args.policy:
         tune_policy(args.folders, args.holdout, args.write)
         return 0

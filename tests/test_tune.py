@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import random
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -17,7 +20,7 @@ from bot.core.evaluate import evaluate, pattern_counts, pattern_table
 from bot.core.shapes import CLASSES, SHAPES
 from bot.engine import Engine
 from bot.limits import Limits
-from tests.conftest import RULES, clustered_position, scaled
+from tests.conftest import ROOT, RULES, clustered_position, scaled
 
 
 def random_config(rng: random.Random) -> Config:
@@ -203,3 +206,22 @@ def test_search_labels_mix_the_outcome_with_the_search_score(tmp_path: Path) -> 
             engine.play(x, y)
         score = engine.think(Limits(timeout_turn_ms=600_000, max_depth=2)).score
         assert label == pytest.approx(1 / (1 + np.exp(-score / tune.SCALE)), abs=0.02)
+
+
+def test_the_tuner_runs_where_the_ahead_of_time_library_is_built(native_library: Path,
+                                                                  tmp_path: Path) -> None:
+    """With a fresh library the default backend is the native one, whose buffers are no
+    numpy arrays; the tuner picks the JIT by itself and fits."""
+    moves = [[6, 7, 5], [9, 9, 5], [5, 8, 5], [10, 10, 5], [4, 9, 5], [9, 6, 5], [3, 10, 5]]
+    game = {"width": 15, "height": 15, "rule": 0, "opening": [[7, 7], [8, 8]], "moves": moves,
+            "winner": 1, "cause": "five"}
+    (tmp_path / "results.jsonl").write_text(json.dumps(game) + "\n")
+    env = {name: value for name, value in os.environ.items() if name != "SENTE_KERNELS"}
+    env["SENTE_NATIVE_DIR"] = str(native_library)
+    done = subprocess.run([sys.executable, "-m", "bot.tune", str(tmp_path), "--policy"],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    env["SENTE_KERNELS"] = "native"
+    refused = subprocess.run([sys.executable, "-m", "bot.tune", str(tmp_path), "--policy"],
+                             cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    assert refused.returncode == 2 and "SENTE_KERNELS=jit" in refused.stderr

@@ -33,6 +33,7 @@ from bot.core.board import Board
 from bot.core.movepick import generate_moves
 from bot.core.searchstate import C_TSS_NODES, SearchState, new_search_state
 from bot.core.shapes import BLACK
+from bot.core.state import M_RULE, RULE_RENJU
 from bot.core.threats import scan_threats, vct
 
 INFINITE = 1 << 40  # a proof or disproof number that can no longer be met
@@ -85,6 +86,11 @@ class Proof:
     seconds: float
 
 
+# The quiet threats of the threat search two attacker moves before the five: a move after which
+# the attacker would make two fives at once were it its turn (a win by no four at all).
+QUIET_FOURS_TWO_MOVES = 1
+
+
 @dataclass
 class ProverLimits:
     """How hard the prover tries before it answers 'no win found'."""
@@ -98,6 +104,10 @@ class ProverLimits:
     # for one threat search instead of one per cell wherever the pass does not lose.  Off only
     # to compare.
     skip: bool = True
+    # An attacker node with at most two moves left before the five is disproved when the
+    # threat search, complete there, finds no win (``_close_attacker_node``): the same proofs,
+    # and no doomed node left open.  Off only to compare.
+    threat_refutes: bool = True
 
 
 class Prover:
@@ -135,36 +145,51 @@ class Prover:
             node.prove(stones + 3)
             node.threat_move = own_win_four
             return
-        if (self.budget - stones - 1) // 2 <= 0:  # not one attacker move before the five
+        moves_left = (self.budget - stones - 1) // 2  # attacker moves before the five
+        if moves_left <= 0:
             node.disprove()
             return
-        plies, cell = self._threat_win(stones)
+        plies, cell, none_at_all = self._threat_search(stones)
+        if none_at_all and moves_left == 2 and self.limits.threat_refutes and not self._renju:
+            plies, cell, none_at_all = self._threat_search(stones, QUIET_FOURS_TWO_MOVES)
         if plies:
             node.prove(stones + plies)
             node.threat_move = cell
-        elif ((self.budget - stones - 1) // 2 == 1
-              and self.search.ctrl[C_TSS_NODES] <= self.limits.threat_nodes):
-            # one attacker move before the five: it wins only by making two fives at once
-            # (a double or open four, perhaps as the block of the defender's five) or a four
-            # whose block is a foul, which the threat search sees: nothing else can
+        elif self.limits.threat_refutes and (
+                (moves_left == 1 and not self._renju) or (moves_left <= 2 and none_at_all)):
+            # One move before the five: it wins only by making two fives at once (an open or
+            # double four, tested above, or the block of the defender's five, the threat
+            # search's only move then) or, under renju, a four whose block is a foul (a threat
+            # the search may reach after a longer win: there only a search that found nothing
+            # refutes).  Two moves (not under renju): the first must leave such a move
+            # whatever the defender does, even if it passed (a defender stone never helps the
+            # attacker), so it is a threat or a quiet move after which the attacker would win
+            # were it its turn, which the threat search with those quiet threats sees.
             node.disprove()
 
-    def _threat_win(self, stones: int) -> tuple[int, int]:
-        """(plies, first move) of the attacker's win by threats on the board as it is, with
-        the attacker to move, when it ends within the budget counting from ``stones`` stones;
-        (0, -1) otherwise."""
+    @property
+    def _renju(self) -> bool:
+        return bool(self.board.state.meta[M_RULE] & RULE_RENJU)
+
+    def _threat_search(self, stones: int, quiet_fours: int = 0) -> tuple[int, int, bool]:
+        """(plies, first move, False) of the attacker's win by threats on the board as it is,
+        with the attacker to move, when it ends within the budget counting from ``stones``
+        stones; else (0, -1, whether the search found no win at all and ran to its end: only
+        then is there no win by at most as many threats).  ``quiet_fours``: see ``vct``."""
         threats = (self.budget - stones - 1) // 2  # attacker moves before the five
         if threats <= 0:
-            return 0, -1
+            return 0, -1, True
         plies, cell = vct(self.board.state, self.search, self.attacker, threats,
-                          self.limits.threat_nodes, 0)
+                          self.limits.threat_nodes, quiet_fours)
         self.nodes += int(self.search.ctrl[C_TSS_NODES])
-        return (plies, cell) if 0 < plies and stones + plies <= self.budget else (0, -1)
+        if 0 < plies and stones + plies <= self.budget:
+            return plies, cell, False
+        return 0, -1, plies == 0 and self.search.ctrl[C_TSS_NODES] <= self.limits.threat_nodes
 
     def _attacker_wins_after_pass(self) -> bool:
         """The skip: the defender (to move) passes; does the attacker win by threats within
         the budget, counting the stone the defender's real reply will add?"""
-        return self._threat_win(self._stones() + 1)[0] > 0
+        return self._threat_search(self._stones() + 1)[0] > 0
 
     def _close_defender_node(self, node: Node) -> None:
         stones, st = self._stones(), self.board.state

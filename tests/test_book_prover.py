@@ -183,14 +183,38 @@ def test_the_skip_defers_the_replies_where_the_pass_does_not_lose() -> None:
 def test_with_one_move_before_the_five_the_threat_search_decides_the_node(rule: int) -> None:
     """Budget: the attacker's next move and then its five.  The attacker node is proved or
     refuted by its leaf tests alone, without children (a builder's vertex that close to the
-    budget is never left open), and the verdict is the exhaustive search's."""
+    budget is never left open; under renju, only when the threat search found no longer win
+    either), and the verdict is the exhaustive search's."""
     verdicts = []
     for board in random_positions(rule + 11, scaled(24), 9, rule):
         attacker = board.side_to_move()
         budget = board.ply + 3
         prover = Prover(board, ProverLimits(max_nodes=100_000))
         root = prover.prove_tree(budget)
-        assert root.children is None, board.moves()
+        assert root.children is None or rule == 4, board.moves()
         assert root.proved == attacker_wins(board, attacker, budget), (rule, board.moves())
         verdicts.append(root.proved)
     assert 0 < sum(verdicts) < len(verdicts)
+
+
+@pytest.mark.skipif(PURE_PYTHON, reason="proof searches two attacker moves deep: slow as plain Python")
+@pytest.mark.parametrize("rule", [0, 1])
+def test_with_two_moves_before_the_five_the_threat_search_decides_the_node(rule: int) -> None:
+    """Budget: the attacker's next two moves and then its five.  The verdict is that of the
+    proof-number search over every candidate move and every reply without the refutation by
+    the threat search (checked to run to its end), at every node of the tree; and most roots
+    without a win are refuted by their leaf tests alone (the others: the threat search found
+    a win, too long for the budget, so it cannot say there is none)."""
+    verdicts, refuted_at_once = [], 0
+    for board in random_positions(rule + 41, scaled(16), 9, rule):
+        budget = board.ply + 5
+        root = Prover(board, ProverLimits(max_nodes=10**6)).prove_tree(budget)
+        full = Prover(board, ProverLimits(max_nodes=10**6, threat_refutes=False)
+                      ).prove_tree(budget)
+        assert full.proved or full.disproved, board.moves()  # searched to its end
+        assert root.proved == full.proved, (rule, board.moves())
+        verdicts.append(root.proved)
+        refuted_at_once += root.disproved and root.children is None
+    print(verdicts.count(False), "without a win,", refuted_at_once, "refuted at once")
+    assert 0 < sum(verdicts) < len(verdicts)
+    assert refuted_at_once >= verdicts.count(False) // 2

@@ -19,8 +19,10 @@ the attacker wins after the pass, each reply is tried by the threat search at on
 do not stop the attacker's threats are proved, the others become open nodes (the skip made exact:
 no reply is assumed refuted, each is refuted by a search).  An attacker node
 is expanded over its candidate moves (empty cells within two of a stone), best-ordered, all of
-them or the ``attacker_width`` best.  So a proof is a proof; "no win found" says only that none
-was found within the limits (the node budget, the attacker width, the threat search's limits).
+them or the ``attacker_width`` best.  Within two attacker moves of the budget the threat
+search also disproves a node (``_close_attacker_node``).  So a proof is a proof; elsewhere "no
+win found" says only that none was found within the limits (the node budget, the attacker width,
+the threat search's limits).
 """
 
 from __future__ import annotations
@@ -105,8 +107,8 @@ class ProverLimits:
     # to compare.
     skip: bool = True
     # An attacker node with at most two moves left before the five is disproved when the
-    # threat search, complete there, finds no win (``_close_attacker_node``): the same proofs,
-    # and no doomed node left open.  Off only to compare.
+    # threat search, which sees every win there, finds none (``_close_attacker_node``): the
+    # same proofs, and no doomed node left open for a later job.  Off only to compare.
     threat_refutes: bool = True
 
 

@@ -147,27 +147,35 @@ class Prover:
             node.prove(stones + 3)
             node.threat_move = own_win_four
             return
-        moves_left = (self.budget - stones - 1) // 2  # attacker moves before the five
-        if moves_left <= 0:
+        if (self.budget - stones - 1) // 2 <= 0:  # not one attacker move before the five
             node.disprove()
             return
-        plies, cell, none_at_all = self._threat_search(stones)
-        if none_at_all and moves_left == 2 and self.limits.threat_refutes and not self._renju:
-            plies, cell, none_at_all = self._threat_search(stones, QUIET_FOURS_TWO_MOVES)
+        plies, cell, refuted = self._threat_verdict(stones)
         if plies:
             node.prove(stones + plies)
             node.threat_move = cell
-        elif self.limits.threat_refutes and (
-                (moves_left == 1 and not self._renju) or (moves_left <= 2 and none_at_all)):
-            # One move before the five: it wins only by making two fives at once (an open or
-            # double four, tested above, or the block of the defender's five, the threat
-            # search's only move then) or, under renju, a four whose block is a foul (a threat
-            # the search may reach after a longer win: there only a search that found nothing
-            # refutes).  Two moves (not under renju): the first must leave such a move
-            # whatever the defender does, even if it passed (a defender stone never helps the
-            # attacker), so it is a threat or a quiet move after which the attacker would win
-            # were it its turn, which the threat search with those quiet threats sees.
+        elif refuted:
             node.disprove()
+
+    def _threat_verdict(self, stones: int) -> tuple[int, int, bool]:
+        """(plies, first move, False) of the attacker's win by threats (``_threat_search``),
+        or (0, -1, whether there is surely no win within the budget at all).
+
+        One move before the five, the attacker wins only by making two fives at once (an open
+        or double four, or the block of the defender's five: the threat search's first tries)
+        or, under renju, a four whose block is a foul (a threat the search may reach only after
+        a longer win: there only a search that found nothing refutes).  Two moves (not under
+        renju): the first must leave such a move whatever the defender does, even if it
+        passed (a defender stone never helps the attacker), so it is a threat or a quiet move
+        after which the attacker would win were it its turn, which the threat search with those
+        quiet threats sees: a search that finds nothing refutes."""
+        moves_left = (self.budget - stones - 1) // 2  # attacker moves before the five
+        plies, cell, none_at_all = self._threat_search(stones)
+        if none_at_all and moves_left == 2 and self.limits.threat_refutes and not self._renju:
+            plies, cell, none_at_all = self._threat_search(stones, QUIET_FOURS_TWO_MOVES)
+        refuted = not plies and self.limits.threat_refutes and (
+            (moves_left == 1 and not self._renju) or (moves_left <= 2 and none_at_all))
+        return plies, cell, refuted
 
     @property
     def _renju(self) -> bool:
@@ -186,12 +194,21 @@ class Prover:
         self.nodes += int(self.search.ctrl[C_TSS_NODES])
         if 0 < plies and stones + plies <= self.budget:
             return plies, cell, False
-        return 0, -1, plies == 0 and self.search.ctrl[C_TSS_NODES] <= self.limits.threat_nodes
+        return 0, -1, bool(plies == 0 and self.search.ctrl[C_TSS_NODES] <= self.limits.threat_nodes)
 
-    def _attacker_wins_after_pass(self) -> bool:
-        """The skip: the defender (to move) passes; does the attacker win by threats within
-        the budget, counting the stone the defender's real reply will add?"""
-        return self._threat_search(self._stones() + 1)[0] > 0
+    def _threat_verdict_after_pass(self) -> tuple[bool, bool]:
+        """The skip: the defender (to move, without a five) passes.  (Does the attacker win by
+        threats within the budget, counting the stone the defender's real reply will add; is
+        there surely no win then, nor after any reply.)  The second holds only with one
+        attacker move left before the five, outside renju: a win then needs two fives at once,
+        from the attacker's own shapes, which a defender stone never adds to (if the reply
+        makes a four, the block must be that move).  With more moves left a reply could help
+        the attacker by spoiling a threat of the defender's own (under exact five a stone of
+        its own can turn its five into an overline), and under renju by lifting a foul."""
+        stones = self._stones() + 1
+        plies, _, refuted = self._threat_verdict(stones)
+        one_move = (self.budget - stones - 1) // 2 <= 1
+        return plies > 0, refuted and one_move and not self._renju
 
     def _close_defender_node(self, node: Node) -> None:
         stones, st = self._stones(), self.board.state
@@ -231,8 +248,12 @@ class Prover:
             if self.limits.attacker_width:
                 cells = cells[: self.limits.attacker_width]
         node.children = []
-        examine = (node.attacker_to_move or opp_fives == 1 or not self.limits.skip
-                   or self._attacker_wins_after_pass())
+        examine = node.attacker_to_move or opp_fives == 1 or not self.limits.skip
+        if not examine:
+            examine, refuted = self._threat_verdict_after_pass()
+            if refuted:  # no win even after a pass: none after any reply
+                node.disprove()
+                return
         for cell in cells:
             child = Node(cell, not node.attacker_to_move, examined=examine)
             self.nodes += 1

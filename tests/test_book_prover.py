@@ -12,7 +12,7 @@ import pytest
 
 from bot.core.board import Board
 from opening_book import cli
-from opening_book.prover import Prover, ProverLimits
+from opening_book.prover import Node, Prover, ProverLimits
 from tests.conftest import PURE_PYTHON, scaled
 
 
@@ -218,3 +218,33 @@ def test_with_two_moves_before_the_five_the_threat_search_decides_the_node(rule:
     print(verdicts.count(False), "without a win,", refuted_at_once, "refuted at once")
     assert 0 < sum(verdicts) < len(verdicts)
     assert refuted_at_once >= verdicts.count(False) // 2
+
+
+@pytest.mark.skipif(PURE_PYTHON, reason="a proof search after every reply: slow as plain Python")
+@pytest.mark.parametrize("rule", [0, 1])
+def test_a_defender_node_without_a_threat_win_even_after_a_pass_is_refuted_at_once(
+        rule: int) -> None:
+    """The defender to move, the attacker with one move left before the five once the
+    defender has replied.  Where the threat search after a pass finds nothing, the defender
+    node is disproved without examining a reply; and indeed after every reply the proof
+    search without that refutation finds no win either."""
+    refuted = 0
+    for board in random_positions(rule + 51, scaled(8), 9, rule):
+        attacker = 3 - board.side_to_move()
+        budget = board.ply + 4
+        prover = Prover(board)
+        prover.attacker, prover.budget = attacker, budget
+        node = Node(-1, False, examined=True)
+        prover._close_defender_node(node)  # (a five of the defender's own disproves it)
+        if node.proved or node.disproved:
+            continue
+        prover.expand(node)
+        if not (node.disproved and not node.children):
+            continue
+        refuted += 1
+        for x, y in board.empty_points():
+            assert not board.play(x, y)  # (the defender has no five: see above)
+            full = Prover(board, ProverLimits(threat_refutes=False)).prove_tree(budget)
+            board.undo()
+            assert full.disproved, (rule, board.moves(), (x, y))
+    assert refuted >= scaled(8) // 2

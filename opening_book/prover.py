@@ -147,7 +147,7 @@ class Prover:
             node.prove(stones + 3)
             node.threat_move = own_win_four
             return
-        if (self.budget - stones - 1) // 2 <= 0:  # not one attacker move before the five
+        if self._moves_left(stones) <= 0:
             node.disprove()
             return
         plies, cell, refuted = self._threat_verdict(stones)
@@ -169,13 +169,17 @@ class Prover:
         passed (a defender stone never helps the attacker), so it is a threat or a quiet move
         after which the attacker would win were it its turn, which the threat search with those
         quiet threats sees: a search that finds nothing refutes."""
-        moves_left = (self.budget - stones - 1) // 2  # attacker moves before the five
+        moves_left = self._moves_left(stones)
         plies, cell, none_at_all = self._threat_search(stones)
         if none_at_all and moves_left == 2 and self.limits.threat_refutes and not self._renju:
             plies, cell, none_at_all = self._threat_search(stones, QUIET_FOURS_TWO_MOVES)
         refuted = not plies and self.limits.threat_refutes and (
             (moves_left == 1 and not self._renju) or (moves_left <= 2 and none_at_all))
         return plies, cell, refuted
+
+    def _moves_left(self, stones: int) -> int:
+        """The attacker's moves before its five, from ``stones`` stones, within the budget."""
+        return (self.budget - stones - 1) // 2
 
     @property
     def _renju(self) -> bool:
@@ -186,7 +190,7 @@ class Prover:
         with the attacker to move, when it ends within the budget counting from ``stones``
         stones; else (0, -1, whether the search found no win at all and ran to its end: only
         then is there no win by at most as many threats).  ``quiet_fours``: see ``vct``."""
-        threats = (self.budget - stones - 1) // 2  # attacker moves before the five
+        threats = self._moves_left(stones)
         if threats <= 0:
             return 0, -1, True
         plies, cell = vct(self.board.state, self.search, self.attacker, threats,
@@ -194,7 +198,8 @@ class Prover:
         self.nodes += int(self.search.ctrl[C_TSS_NODES])
         if 0 < plies and stones + plies <= self.budget:
             return plies, cell, False
-        return 0, -1, bool(plies == 0 and self.search.ctrl[C_TSS_NODES] <= self.limits.threat_nodes)
+        complete = self.search.ctrl[C_TSS_NODES] <= self.limits.threat_nodes
+        return 0, -1, bool(plies == 0 and complete)
 
     def _threat_verdict_after_pass(self) -> tuple[bool, bool]:
         """The skip: the defender (to move, without a five) passes.  (Does the attacker win by
@@ -206,9 +211,10 @@ class Prover:
         the attacker by spoiling a threat of the defender's own (under exact five a stone of
         its own can turn its five into an overline), and under renju by lifting a foul."""
         stones = self._stones() + 1
+        if self._moves_left(stones) > 1 or self._renju:
+            return self._threat_search(stones)[0] > 0, False
         plies, _, refuted = self._threat_verdict(stones)
-        one_move = (self.budget - stones - 1) // 2 <= 1
-        return plies > 0, refuted and one_move and not self._renju
+        return plies > 0, refuted
 
     def _close_defender_node(self, node: Node) -> None:
         stones, st = self._stones(), self.board.state

@@ -197,7 +197,8 @@ def test_with_one_move_before_the_five_the_threat_search_decides_the_node(rule: 
     assert 0 < sum(verdicts) < len(verdicts)
 
 
-@pytest.mark.skipif(PURE_PYTHON, reason="proof searches two attacker moves deep: slow as plain Python")
+@pytest.mark.skipif(PURE_PYTHON,
+                    reason="proof searches two attacker moves deep: slow as plain Python")
 @pytest.mark.parametrize("rule", [0, 1])
 def test_with_two_moves_before_the_five_the_threat_search_decides_the_node(rule: int) -> None:
     """Budget: the attacker's next two moves and then its five.  The verdict is that of the

@@ -640,8 +640,8 @@ def _vct(st: BoardState, ss: SearchState, attacker: int, attacking: int, threats
 
     Attacker to move (``attacking`` 1): a five wins; a five of the defender must be blocked (by
     a threat, by a quiet move while an open three of the attacker still stands or, when
-    ctrl[C_TSS_QUIET] is above 0, by a quiet threat); an open four (or double four) wins; else every four and open three is tried, while
-    ``threats_left`` lasts, and then, when ctrl[C_TSS_QUIET] is above 0, every other legal
+    ctrl[C_TSS_QUIET] is above 0, by a quiet threat); an open four (or double four) wins; else
+    every four and open three is tried, while ``threats_left`` lasts, and then, when ctrl[C_TSS_QUIET] is above 0, every other legal
     cell where the attacker makes at least an open two and after which it would win by fours (of
     at most that many) were it its turn again (a quiet threat, one threat too); all of them
     only inside the relevance zone of the defender's own win by fours, when it would have one

@@ -1,5 +1,5 @@
-"""``sente-book``: the opening-book tools (prove, build, verify, export, stats, merge; ``--help``
-each).
+"""``sente-book``: the opening-book tools (prove, build, sweep, verify, export, stats, merge;
+``--help`` each).
 
 ``prove`` reads positions, one per line as a move list in renju notation (``h8 h10 g7``: column
 letter from ``a``, row number from 1 at the bottom, Black first), and prints one JSON line per
@@ -24,6 +24,7 @@ from bot.core.board import Board
 from bot.core.errors import BoardError
 from bot.core.notation import format_move
 from opening_book.book import shipped_path
+from opening_book.builder import BuildSettings
 from opening_book.positions import position_board
 from opening_book.prover import Prover, ProverLimits
 
@@ -90,6 +91,19 @@ def add_graph(parser: argparse.ArgumentParser) -> None:
     add_board(parser)
 
 
+def add_run(parser: argparse.ArgumentParser, batch: int) -> None:
+    """The options of the commands that run proof jobs (build, sweep)."""
+    parser.add_argument("--minutes", type=float, default=0.0, help="stop after (0: no limit)")
+    parser.add_argument("--batch", type=int, default=batch,
+                        help=f"open vertices per batch (default {batch})")
+    parser.add_argument("--workers", type=int, default=2,
+                        help="local Dask worker processes (0: run the jobs in this process)")
+    parser.add_argument("--scheduler", help="address of a running Dask scheduler to use instead")
+    parser.add_argument("--quick-nodes", type=int, default=BuildSettings.quick_nodes,
+                        help="proof-tree nodes of the quick proof tried on each reply a move "
+                        "leaves open (0: none; default %(default)s)")
+
+
 def limits_of(args: argparse.Namespace) -> ProverLimits:
     return ProverLimits(args.max_nodes, args.threat_nodes, args.width, args.seconds)
 
@@ -114,16 +128,22 @@ def main(argv: list[str] | None = None) -> int:
     build.add_argument("--root", default="", help="the move list the graph starts from, "
                        "attacker to move (default: the empty board, Black attacks)")
     add_budget(build)
-    build.add_argument("--minutes", type=float, default=0.0, help="stop after (0: no limit)")
+    add_run(build, batch=16)
     build.add_argument("--batches", type=int, default=0, help="stop after (0: no limit)")
-    build.add_argument("--batch", type=int, default=16, help="open vertices per batch")
-    build.add_argument("--workers", type=int, default=2,
-                       help="local Dask worker processes (0: run the jobs in this process)")
-    build.add_argument("--scheduler", help="address of a running Dask scheduler to use instead")
     build.add_argument("--engine-ms", type=int, default=300,
                        help="engine search that picks the attacker's move where the prover "
                        "finds no proof (0: proof numbers alone)")
     add_limits(build)
+
+    sweep = commands.add_parser(
+        "sweep", help="a quick proof at every open vertex no job has seen yet",
+        description="Give the quick proof (a small proof search) to every open vertex no job "
+        "has worked on, the most stones first: the replies that jobs from before the quick "
+        "proof (or with a smaller one) left open are proved in bulk, or refuted.")
+    add_graph(sweep)
+    add_run(sweep, batch=64)
+    sweep.add_argument("--threat-nodes", type=int, default=ProverLimits.threat_nodes,
+                       help="nodes per threat search at a leaf")
 
     verify = commands.add_parser(
         "verify", help="check the graph as a strategy; exit 0 only without a hole",
@@ -173,6 +193,8 @@ def main(argv: list[str] | None = None) -> int:
     db = args.db or default_graph(args.rule, args.size)
     if args.command == "build":
         return run.build(db, args, limits_of(args))
+    if args.command == "sweep":
+        return run.sweep(db, args, ProverLimits(threat_nodes=args.threat_nodes))
     if args.command == "verify":
         return run.verify(db, args)
     if args.command == "export":

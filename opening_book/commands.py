@@ -1,9 +1,11 @@
-"""The database-backed subcommands of ``sente-book``: build, verify, export, stats."""
+"""The database-backed subcommands of ``sente-book``: build, sweep, verify, export, stats,
+merge."""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from tqdm import tqdm
@@ -39,12 +41,31 @@ def build(db: Path, args: argparse.Namespace, limits: ProverLimits) -> int:
     except BoardError as error:
         raise SystemExit(f"sente-book: --root: {error}") from None
     graph = open_graph(db, args)
-    settings = builder.BuildSettings(args.rule, args.size, args.budget, limits, args.engine_ms)
+    settings = builder.BuildSettings(args.rule, args.size, args.budget, limits, args.engine_ms,
+                                     quick_nodes=args.quick_nodes)
+    return _grow(graph, args, "building", lambda runner, progress: builder.build(
+        graph, settings, args.root, runner, seconds=args.minutes * 60, batch=args.batch,
+        max_batches=args.batches, progress=progress, cores=max(1, args.workers)))
+
+
+def sweep(db: Path, args: argparse.Namespace, limits: ProverLimits) -> int:
+    graph = open_graph(db, args)
+    settings = builder.BuildSettings(args.rule, args.size, int(graph.setting("budget")), limits,
+                                     quick_nodes=args.quick_nodes)
+    return _grow(graph, args, "sweeping", lambda runner, progress: builder.sweep(
+        graph, settings, graph.setting("root"), runner, seconds=args.minutes * 60,
+        batch=args.batch, progress=progress, cores=max(1, args.workers)))
+
+
+def _grow(graph: Graph, args: argparse.Namespace, title: str,
+          run: Callable[[builder.Runner, builder.Progress], dict[str, int]]) -> int:
+    """Run a build or a sweep (``run``) on Dask workers or in this process, with a progress
+    bar; an interrupt keeps every batch written before it."""
     if args.workers > 0 or args.scheduler:
         runner, close = builder.dask_runner(args.scheduler, args.workers)
     else:
         runner, close = builder.run_here, (lambda: None)
-    bar = tqdm(unit=" batch", desc="building", dynamic_ncols=True)
+    bar = tqdm(unit=" batch", desc=title, dynamic_ncols=True)
 
     def progress(counts: dict[str, int], seconds: float) -> None:
         bar.update(1)
@@ -54,9 +75,7 @@ def build(db: Path, args: argparse.Namespace, limits: ProverLimits) -> int:
                         per_min=f"{60 * sum(counts.values()) / max(seconds, 1e-9):.0f}")
 
     try:
-        counts = builder.build(graph, settings, args.root, runner, seconds=args.minutes * 60,
-                               batch=args.batch, max_batches=args.batches, progress=progress,
-                               cores=max(1, args.workers))
+        counts = run(runner, progress)
     except KeyboardInterrupt:
         counts = graph.counts()  # the batch in flight is lost, every earlier one is written
     finally:

@@ -133,6 +133,12 @@ class Graph:
             rows.sort(key=lambda vertex: branch_order(branch(vertex, branch_moves)))  # stable
         return rows[:limit]
 
+    def unseen_open_vertices(self, limit: int) -> list[Vertex]:
+        """Open vertices no job has worked on (attempts 0), the most stones first."""
+        return [_vertex(row) for row in self.db.execute(
+            "SELECT * FROM vertex WHERE status = 'open' AND attempts = 0 "
+            "ORDER BY stones DESC, key LIMIT ?", (limit,))]
+
     def open_by_branch(self, branch_moves: int) -> Counter[str]:
         """Open vertices per branch (see ``open_vertices``)."""
         return Counter(branch(vertex, branch_moves) for vertex in self.vertices("open"))

@@ -249,10 +249,10 @@ class Prover:
             cells = [board.cell(board.width // 2, board.height // 2)]
         else:
             cells = self._ordered_moves(colour)
-            if node.cell < 0:  # the root
-                cells = [cell for cell in cells if cell not in self.excluded]
-            if self.limits.attacker_width:
-                cells = cells[: self.limits.attacker_width]
+        if node.cell < 0:  # the root: not the moves that failed before (a forced block too)
+            cells = [cell for cell in cells if cell not in self.excluded]
+        if node.attacker_to_move and self.limits.attacker_width:
+            cells = cells[: self.limits.attacker_width]
         node.children = []
         examine = node.attacker_to_move or opp_fives == 1 or not self.limits.skip
         if not examine:

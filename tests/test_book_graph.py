@@ -3,6 +3,7 @@ the engine; a broken graph is rejected; Dask runs the same jobs."""
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import sqlite3
 from pathlib import Path
@@ -12,9 +13,9 @@ import pytest
 from bot.core.board import Board
 from bot.engine import Engine
 from bot.limits import Limits
-from opening_book import builder
+from opening_book import builder, cli
 from opening_book.book import Book
-from opening_book.graph import Graph, export, signed
+from opening_book.graph import Graph, Vertex, export, signed
 from opening_book.keys import from_canonical, to_canonical
 from opening_book.positions import position_board
 from opening_book.prover import ProverLimits
@@ -158,3 +159,79 @@ def test_open_vertices_come_branch_by_branch_the_farthest_reply_first(tmp_path: 
                      "h8 i9 j10 a1 k11 a2", "h8 i9 j10 a1"]
     assert [v.moves for v in graph.open_vertices(2)] == ["h8 h9 g7 a3 b1 b2",
                                                          "h8 i9 j10 a1 k11 a2"]
+
+
+# The same root with a prover too small to prove it in one job, and no engine search (its timed
+# choice would make the jobs depend on the clock).
+SMALL_JOBS = dataclasses.replace(SETTINGS, engine_ms=0, quick_nodes=0,
+                                 limits=ProverLimits(max_nodes=300, threat_nodes=40))
+
+
+def root_vertex(graph: Graph) -> Vertex:
+    vertex = graph.vertex(position_board(ROOT, 15, 1).canonical_key()[0])
+    assert vertex is not None
+    return vertex
+
+
+def test_the_quick_proof_closes_the_replies_a_job_leaves_open(tmp_path: Path) -> None:
+    without = Graph(tmp_path / "without.sqlite", SMALL_JOBS.as_meta(ROOT))
+    builder.build(without, SMALL_JOBS, ROOT, builder.run_here, max_batches=1)
+    assert root_vertex(without).status == "expanded" and without.counts()["open"] >= 3
+    quick = dataclasses.replace(SMALL_JOBS, quick_nodes=2000)
+    graph = Graph(tmp_path / "quick.sqlite", quick.as_meta(ROOT))
+    builder.build(graph, quick, ROOT, builder.run_here, max_batches=1)
+    assert root_vertex(graph).status == "proved" and graph.counts()["open"] == 0
+    assert verify(graph, threat_nodes=VERIFY_NODES).holes == []
+
+
+def test_a_sweep_proves_the_open_vertices_left_by_jobs_without_the_quick_proof(
+        tmp_path: Path) -> None:
+    graph = Graph(tmp_path / "sweep.sqlite", SMALL_JOBS.as_meta(ROOT))
+    builder.build(graph, SMALL_JOBS, ROOT, builder.run_here, max_batches=1)
+    opened = graph.counts()["open"]
+    assert opened >= 3 and verify(graph, threat_nodes=VERIFY_NODES).holes
+    small = dataclasses.replace(SMALL_JOBS, quick_nodes=1)  # too small to prove them all
+    assert 0 < builder.sweep(graph, small, ROOT, builder.run_here)["open"] <= opened
+    assert graph.unseen_open_vertices(10) == []  # each looked at once ...
+    with graph.db:  # ... so a sweep after the build's next jobs looks only at their replies
+        graph.db.execute("UPDATE vertex SET attempts = 0 WHERE status = 'open'")
+    counts = builder.sweep(graph, dataclasses.replace(SMALL_JOBS, quick_nodes=2000), ROOT,
+                           builder.run_here)
+    assert counts["open"] == 0 and root_vertex(graph).status == "proved"
+    assert verify(graph, threat_nodes=VERIFY_NODES).holes == []
+
+
+def test_a_move_the_quick_proof_refutes_is_given_up_within_the_job() -> None:
+    # White has four stones in a row: Black's only move blocks it; within 15 stones it loses
+    tight = dataclasses.replace(SMALL_JOBS, budget=15)
+    vertex = builder.work_on(ROOT, "", tight).records[-1][0]
+    assert vertex.status == "expanded" and vertex.excluded == ""  # its replies left open
+    vertex = builder.work_on(ROOT, "", dataclasses.replace(tight, quick_nodes=20_000)
+                             ).records[-1][0]
+    assert vertex.status == "failed" and vertex.excluded == f"{vertex_move(tight)},"
+
+
+def vertex_move(settings: builder.BuildSettings) -> int:
+    """The canonical cell of the move a job chooses at ROOT (its only one: a block)."""
+    record = builder.work_on(ROOT, "", settings).records[-1][0]
+    assert record.move is not None
+    return record.move
+
+
+def test_a_vertex_whose_only_move_failed_fails_instead_of_playing_it_again() -> None:
+    tight = dataclasses.replace(SMALL_JOBS, budget=15)
+    block = vertex_move(tight)
+    vertex = builder.work_on(ROOT, f"{block},", tight).records[-1][0]
+    assert vertex.status == "failed" and vertex.move is None
+
+
+def test_the_sweep_command_takes_the_budget_and_root_of_the_graph(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "cli.sqlite"
+    graph = Graph(path, SMALL_JOBS.as_meta(ROOT))
+    builder.build(graph, SMALL_JOBS, ROOT, builder.run_here, max_batches=1)
+    graph.close()
+    assert cli.main(["sweep", "--db", str(path), "--workers", "0", "--quick-nodes", "2000",
+                     "--threat-nodes", "40"]) == 0
+    assert "0 open" in capsys.readouterr().out
+    assert root_vertex(Graph(path)).status == "proved"

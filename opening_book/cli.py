@@ -66,12 +66,16 @@ def default_graph(rule: int, size: int) -> Path:
 def add_limits(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-nodes", type=int, default=ProverLimits.max_nodes,
                         help="proof-tree nodes per position before giving up")
-    parser.add_argument("--threat-nodes", type=int, default=ProverLimits.threat_nodes,
-                        help="nodes per threat search at a leaf")
+    add_threat_nodes(parser)
     parser.add_argument("--width", type=int, default=0,
                         help="attacker moves tried per node, best first (0: all candidates)")
     parser.add_argument("--seconds", type=float, default=0.0,
                         help="time limit per position (0: none)")
+
+
+def add_threat_nodes(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--threat-nodes", type=int, default=ProverLimits.threat_nodes,
+                        help="nodes per threat search at a leaf")
 
 
 def add_board(parser: argparse.ArgumentParser) -> None:
@@ -142,8 +146,7 @@ def main(argv: list[str] | None = None) -> int:
         "proof (or with a smaller one) left open are proved in bulk, or refuted.")
     add_graph(sweep)
     add_run(sweep, batch=64)
-    sweep.add_argument("--threat-nodes", type=int, default=ProverLimits.threat_nodes,
-                       help="nodes per threat search at a leaf")
+    add_threat_nodes(sweep)
 
     verify = commands.add_parser(
         "verify", help="check the graph as a strategy; exit 0 only without a hole",

@@ -204,11 +204,11 @@ def test_a_sweep_proves_the_open_vertices_left_by_jobs_without_the_quick_proof(
 def test_a_move_the_quick_proof_refutes_is_given_up_within_the_job() -> None:
     # White has four stones in a row: Black's only move blocks it; within 15 stones it loses
     tight = dataclasses.replace(SMALL_JOBS, budget=15)
-    vertex = builder.work_on(ROOT, "", tight).records[-1][0]
-    assert vertex.status == "expanded" and vertex.excluded == ""  # its replies left open
+    expanded = builder.work_on(ROOT, "", tight).records[-1][0]
+    assert expanded.status == "expanded" and expanded.excluded == ""  # its replies left open
     vertex = builder.work_on(ROOT, "", dataclasses.replace(tight, quick_nodes=20_000)
                              ).records[-1][0]
-    assert vertex.status == "failed" and vertex.excluded == f"{vertex_move(tight)},"
+    assert vertex.status == "failed" and vertex.excluded == f"{expanded.move},"
 
 
 def vertex_move(settings: builder.BuildSettings) -> int:

@@ -641,12 +641,12 @@ def _vct(st: BoardState, ss: SearchState, attacker: int, attacking: int, threats
     Attacker to move (``attacking`` 1): a five wins; a five of the defender must be blocked (by
     a threat, by a quiet move while an open three of the attacker still stands or, when
     ctrl[C_TSS_QUIET] is above 0, by a quiet threat); an open four (or double four) wins; else
-    every four and open three is tried, while ``threats_left`` lasts, and then, when ctrl[C_TSS_QUIET] is above 0, every other legal
-    cell where the attacker makes at least an open two and after which it would win by fours (of
-    at most that many) were it its turn again (a quiet threat, one threat too); all of them
-    only inside the relevance zone of the defender's own win by fours, when it would have one
-    were it its turn (``_attacker_moves``, which also orders them).  Defender to
-    move: its five wins for it; a single four of the attacker must be blocked there; the
+    every four and open three is tried, while ``threats_left`` lasts, and then, when
+    ctrl[C_TSS_QUIET] is above 0, every other legal cell where the attacker makes at least an
+    open two and after which it would win by fours (of at most that many) were it its turn
+    again (a quiet threat, one threat too); all of them only inside the relevance zone of the
+    defender's own win by fours, when it would have one were it its turn (``_attacker_moves``,
+    which also orders them).  Defender to move: its five wins for it; a single four of the attacker must be blocked there; the
     defender wins if it has an open four or a VCF of its own; against an open three it must
     hold with one of: every cell where the attacker would make a four (the cells that stop the
     three) and every four of its own; against a quiet threat, with one of the cells of its

@@ -27,7 +27,7 @@ from bot.core.threats import leaf_vcf, threat_defences, vcf_first_move, vct
 from bot.core.score import MATE, MATE_BOUND
 from bot.core.searchstate import (
     C_GENERATION, C_NODE_LIMIT, C_NODES, C_ROOT_FILTER, C_SELDEPTH, C_STOP, C_TSS_NODES,
-    SearchState, forget_heuristics, forget_threats, new_search_state,
+    SearchState, forget_heuristics, forget_threats, new_search_state, reset_control,
 )
 from bot.limits import Limits, Result, SearchInfo, StopCause, Swap2Answer
 
@@ -221,7 +221,7 @@ class Engine:
             self._running_search = search
             self._stop_cause = None
             self._table_used = True
-            ss.ctrl.fill(0)
+            reset_control(ss)
             ss.ctrl[C_NODE_LIMIT] = limits.max_nodes
             ss.ctrl[C_GENERATION] = search & tt.GENERATION_MASK
             forget_heuristics(ss)

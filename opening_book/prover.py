@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from bot.config import Config
 from bot.core.board import Board
 from bot.core.movepick import generate_moves
-from bot.core.searchstate import C_TSS_NODES, SearchState, new_search_state
+from bot.core.searchstate import C_TSS_NODES, SearchState, forget_threats, new_search_state
 from bot.core.shapes import BLACK
 from bot.core.state import M_RULE, RULE_RENJU
 from bot.core.threats import scan_threats, vct
@@ -189,10 +189,13 @@ class Prover:
         """(plies, first move, False) of the attacker's win by threats on the board as it is,
         with the attacker to move, when it ends within the budget counting from ``stones``
         stones; else (0, -1, whether the search found no win at all and ran to its end: only
-        then is there no win by at most as many threats).  ``quiet_fours``: see ``vct``."""
+        then is there no win by at most as many threats).  ``quiet_fours``: see ``vct``.  Each
+        search starts from an empty memo, so the win it finds is the one a fresh search (the
+        verifier's) finds within as many nodes, whatever was searched before."""
         threats = self._moves_left(stones)
         if threats <= 0:
             return 0, -1, True
+        forget_threats(self.search)
         plies, cell = vct(self.board.state, self.search, self.attacker, threats,
                           self.limits.threat_nodes, quiet_fours)
         self.nodes += int(self.search.ctrl[C_TSS_NODES])

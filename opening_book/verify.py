@@ -16,11 +16,13 @@ from dataclasses import dataclass, field
 
 from bot.core.board import Board
 from bot.core.notation import format_move, format_move_list
+from bot.core.searchstate import forget_threats
+from bot.core.state import M_RULE, RULE_RENJU
 from bot.core.threats import scan_threats, vct
 from opening_book.graph import Graph
 from opening_book.keys import from_canonical
 from opening_book.positions import position_board
-from opening_book.prover import threat_search_state
+from opening_book.prover import QUIET_FOURS_TWO_MOVES, threat_search_state
 
 @dataclass
 class Verdict:
@@ -68,6 +70,22 @@ class Verifier:
         self._memo[key] = result
         return result
 
+    def _threat_win(self, board: Board, attacker: int) -> int:
+        """Plies of the attacker's win by threats within the budget, or 0: the threat searches
+        a prover leaf may close a position with (``Prover._threat_verdict``), each from an empty
+        memo, so the verdict does not depend on the order positions are visited in."""
+        threats = (self.budget - board.ply - 1) // 2
+        tries = [0]
+        if threats == 2 and not board.state.meta[M_RULE] & RULE_RENJU:
+            tries.append(QUIET_FOURS_TWO_MOVES)
+        for quiet_fours in tries if threats > 0 else []:
+            forget_threats(self.search)
+            plies = vct(board.state, self.search, attacker, threats, self.threat_nodes,
+                        quiet_fours)[0]
+            if plies > 0:
+                return plies
+        return 0
+
     def _check(self, board: Board, key: int, sym: int) -> int | None:
         attacker = board.side_to_move()
         own_five = scan_threats(board.state, attacker)[0]
@@ -75,9 +93,7 @@ class Verifier:
             return board.ply + 1
         vertex = self.graph.vertex(key)
         if vertex is None or vertex.move is None:
-            threats = (self.budget - board.ply - 1) // 2
-            plies = vct(board.state, self.search, attacker, threats, self.threat_nodes, 0)[0] \
-                if threats > 0 else 0
+            plies = self._threat_win(board, attacker)
             if plies > 0 and board.ply + plies <= self.budget:
                 return board.ply + plies
             where = "not in the graph" if vertex is None else f"{vertex.status} in the graph"

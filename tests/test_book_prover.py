@@ -12,6 +12,7 @@ import pytest
 
 from bot.core.board import Board
 from opening_book import cli
+from opening_book.positions import position_board
 from opening_book.prover import Node, Prover, ProverLimits
 from tests.conftest import PURE_PYTHON, scaled
 
@@ -177,6 +178,17 @@ def test_the_skip_defers_the_replies_where_the_pass_does_not_lose() -> None:
         assert not root.proved and prover.tree_nodes >= 6_000
         work[skip] = prover.nodes
     assert 4 * work[True] < work[False]
+
+
+def test_a_threat_leaf_is_found_again_within_the_same_nodes_whatever_came_before() -> None:
+    """A leaf's threat search starts from an empty memo: proving the same position a second
+    time costs exactly as many nodes (a memo kept from the first would make the second short,
+    and a fresh search, the verifier's, could not find that win within the nodes it took)."""
+    board = position_board("h8 b15 i9 e15 g9 d15 c15 f15", 15, 1)  # a VCT of 13 plies
+    prover = Prover(board, ProverLimits(threat_nodes=300_000))
+    first, second = prover.prove(35), prover.prove(35)
+    assert first.won and first.longest == 8 + 13
+    assert (second.won, second.cell, second.proof_nodes) == (True, first.cell, first.proof_nodes)
 
 
 @pytest.mark.parametrize("rule", [0, 1, 4])

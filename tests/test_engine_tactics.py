@@ -124,6 +124,27 @@ def test_vct_finds_the_published_first_move_of_threat_puzzles(case: dict) -> Non
     assert list(board.point(cell)) in case["answers"]["winning_first_moves_known"]
 
 
+def test_a_forgotten_memo_makes_the_threat_search_find_what_a_fresh_one_finds() -> None:
+    case = next(c for c in all_puzzles("vct") if c["id"] == "quintet-08")
+    engine = engine_with(4, case["black"], case["white"])
+    board, search = engine.require_board(), engine._search
+    ctrl = search.ctrl
+
+    def solve() -> tuple[tuple[int, int], int]:
+        found = vct(board.state, search, board.side_to_move(), 8, 200_000, 0)
+        return found, int(ctrl[searchstate.C_TSS_NODES])
+
+    fresh, fresh_nodes = solve()
+    remembered, remembered_nodes = solve()
+    assert fresh[0] > 0 and remembered == fresh and remembered_nodes < fresh_nodes
+    searchstate.forget_threats(search)
+    assert solve() == (fresh, fresh_nodes)
+    searchstate.forget_threats(search)
+    epoch = int(ctrl[searchstate.C_THREAT_EPOCH])
+    engine.think(QUICK)  # a new search zeroes the control block, but not the memo's epoch
+    assert ctrl[searchstate.C_THREAT_EPOCH] == epoch
+
+
 INTERIOR_VCT = Config(interior_vct_nodes=5000, interior_vct_depth=1, interior_vct_threats=8)
 
 

@@ -25,10 +25,11 @@ VCF_ENTRIES = 1 << 18
 # count, its node limit and the first move of the win it found; 1 when the root searches only
 # the cells marked in root_mask; the number of the search (for the table's replacement); the
 # fours of the VCF that makes a quiet move a threat in the VCT (0: only fours and open threes
-# are threats there; see bot.core.threats.vct).
+# are threats there; see bot.core.threats.vct); last, the epoch of the VCF memo, xor-ed into its
+# keys so that one increment forgets every entry (forget_threats; a new search keeps it).
 (C_STOP, C_NODES, C_NODE_LIMIT, C_BEST, C_SELDEPTH, C_TSS_NODES, C_TSS_LIMIT, C_TSS_MOVE,
- C_ROOT_FILTER, C_GENERATION, C_TSS_QUIET) = range(11)
-CTRL_SLOTS = 11
+ C_ROOT_FILTER, C_GENERATION, C_TSS_QUIET, C_THREAT_EPOCH) = range(12)
+CTRL_SLOTS = 12
 
 # config[] slots (bot.config fills them; see the comments there for what each trades off)
 P_BRANCH, P_VCF_DEPTH, P_LEAF_VCF = range(3)
@@ -106,8 +107,17 @@ def forget_heuristics(ss: SearchState) -> None:
 
 
 def forget_threats(ss: SearchState) -> None:
-    """Empty the VCF memo (a new game, or a rule that changes what a four is)."""
-    ss.vcf_keys.fill(0)
+    """Forget every result in the VCF memo (a new game, a rule that changes what a four is, or a
+    threat search that must find what a fresh one would, within the same nodes): a new epoch,
+    which no stored key matches any more."""
+    ss.ctrl[C_THREAT_EPOCH] += 1
+
+
+def reset_control(ss: SearchState) -> None:
+    """Zero the control block for a new search, but for the memo's epoch."""
+    epoch = ss.ctrl[C_THREAT_EPOCH]
+    ss.ctrl.fill(0)
+    ss.ctrl[C_THREAT_EPOCH] = epoch
 
 
 def search_state_type() -> Any:

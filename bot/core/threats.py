@@ -7,7 +7,7 @@ from __future__ import annotations
 from bot.core.jit import int64, kernel, np
 from bot.core.moves import foul_kind, make, unmake
 from bot.core.searchstate import (
-    C_NODES, C_STOP, C_TSS_LIMIT, C_TSS_MOVE, C_TSS_NODES, C_TSS_QUIET, MAX_PLY,
+    C_NODES, C_STOP, C_THREAT_EPOCH, C_TSS_LIMIT, C_TSS_MOVE, C_TSS_NODES, C_TSS_QUIET, MAX_PLY,
     SearchState,
 )
 from bot.core.shapes import (
@@ -93,6 +93,7 @@ WHITE_TO_MOVE_KEY = 0x9E3779B97F4A7C15  # xor-ed into the VCF memo key for white
 FOURS_SHIFT = 16  # vcf_data: fours searched above this bit, plies to the win below
 VCT_KEY = 0xD1B54A32D192ED03  # xor-ed into the memo key of a VCT attacker node
 QUIET_KEY = 0x94D049BB133111EB  # ... with the fours of its quiet threats (C_TSS_QUIET) xor-ed in
+EPOCH_KEY = 0xBF58476D1CE4E5B9  # times the memo's epoch (C_THREAT_EPOCH), xor-ed into every key
 
 
 @kernel()
@@ -103,9 +104,9 @@ def _out_of_budget(ctrl: np.ndarray) -> bool:
 
 
 @kernel()
-def _vcf_key(st: BoardState, colour: int) -> np.uint64:
-    """The memo key of the position with ``colour`` to attack."""
-    key: np.uint64 = st.hashes[0]
+def _vcf_key(st: BoardState, ss: SearchState, colour: int) -> np.uint64:
+    """The memo key of the position with ``colour`` to attack, in the memo's current epoch."""
+    key: np.uint64 = st.hashes[0] ^ (np.uint64(ss.ctrl[C_THREAT_EPOCH]) * np.uint64(EPOCH_KEY))
     if colour != BLACK:
         key ^= np.uint64(WHITE_TO_MOVE_KEY)
     return key
@@ -207,7 +208,7 @@ def vcf(st: BoardState, ss: SearchState, colour: int, fours_left: int) -> int:
     fours = cells_of_class(st, colour, C_FOUR)
     if fours_left <= 0 or fours == 0:
         return 0  # (no four to play: not worth a memo entry)
-    key = _vcf_key(st, colour)
+    key = _vcf_key(st, ss, colour)
     known = _memo_probe(ss.vcf_keys, ss.vcf_data, key, fours_left)
     if known >= 0:
         return known
@@ -674,7 +675,7 @@ def _vct(st: BoardState, ss: SearchState, attacker: int, attacking: int, threats
             return 3
         if threats_left <= 0:
             return 0
-        key = _vcf_key(st, attacker) ^ np.uint64(VCT_KEY)
+        key = _vcf_key(st, ss, attacker) ^ np.uint64(VCT_KEY)
         if quiet > 0:
             key ^= np.uint64(QUIET_KEY) ^ np.uint64(quiet)
         if ply > ROOT_PLY:  # the root must find its move (C_TSS_MOVE)

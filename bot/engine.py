@@ -56,13 +56,18 @@ SWAP2_OPENING_DEPTH = 6
 # settings say: enough for the proofs' threat lines, bounded by the turn's hard stop anyway.
 BOOK_VCT_NODES = 300_000
 BOOK_VCT_THREATS = 16
+# Share of the turn's hard maximum the book may spend proving a position it leaves out, in a
+# game that follows it: more proves more of them, less leaves more of the turn to the search
+# when the proof fails.
+BOOK_PROOF_SHARE = 0.4
 
 
 class BookProbe(Protocol):
     """What the engine asks of an opening book (opening_book.book.Book)."""
 
-    def probe(self, board: Board) -> Point | None:
-        """The book's move for the side to move, or None when the position is not in it."""
+    def probe(self, board: Board, seconds: float = 0.0) -> Point | None:
+        """The book's move for the side to move, or None when the position is not in it; it
+        may spend up to ``seconds`` proving a position it leaves out (opening_book.book)."""
 
 
 class Engine:
@@ -229,10 +234,14 @@ class Engine:
                 self._stop_cause = "request"
                 ss.ctrl[C_STOP] = 1
         try:
-            booked = self.book.probe(board) if self.book is not None else None
-            if booked is not None:
-                self._book_line = True
-                return Result(booked, 0, 0, 0, _ms_since(start), "book")
+            if self.book is not None:
+                maximum_ms = timeman.budget(limits, self.config.optimum_percent).maximum_ms
+                booked = self.book.probe(board, maximum_ms * BOOK_PROOF_SHARE / 1000)
+                if booked is not None:
+                    self._book_line = True
+                    return Result(booked, 0, 0, 0, _ms_since(start), "book")
+                limits = dataclasses.replace(limits,
+                                             startup_ms=limits.startup_ms + _ms_since(start))
             if board.ply == 0:
                 return Result(fallback, 0, 0, 0, _ms_since(start), "no_search")
             return self._deepen(board, colour, limits, on_info, fallback, search, start)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
+from typing import Protocol, TypeVar
 
 from bot.core.board import Board
 from bot.core.notation import format_move_list
@@ -225,11 +226,26 @@ def write(graph: Graph, works: Iterable[Work], attempts: dict[int, int], root: i
         graph.propagate(root)
 
 
-Job = Callable[[str, str, BuildSettings], Work]  # (moves, excluded, settings): work_on, quick_look
-Runner = Callable[[Job, list[tuple[str, str]], BuildSettings], list[Work]]  # (moves, excluded)
+def reproves(moves: str, excluded: str, settings: BuildSettings) -> bool:
+    """An export's job: whether a proof search within ``settings.limits`` proves the vertex
+    reached by ``moves`` from scratch (book.Reproof); ``excluded`` is not used."""
+    board = position_board(moves, settings.size, settings.rule)
+    return Prover(board, settings.limits).prove_tree(settings.budget).proved
 
 
-def run_here(job: Job, jobs: list[tuple[str, str]], settings: BuildSettings) -> list[Work]:
+JobResult = TypeVar("JobResult")  # what a job gives back: Work, or a reproof's answer
+Job = Callable[[str, str, BuildSettings], JobResult]  # (moves, excluded, settings): work_on, ...
+
+
+class Runner(Protocol):
+    """Runs one job per (moves, excluded) pair, and gives their results in order."""
+
+    def __call__(self, job: Job[JobResult], jobs: list[tuple[str, str]],
+                 settings: BuildSettings) -> list[JobResult]: ...
+
+
+def run_here(job: Job[JobResult], jobs: list[tuple[str, str]],
+             settings: BuildSettings) -> list[JobResult]:
     return [job(moves, excluded, settings) for moves, excluded in jobs]
 
 
@@ -246,7 +262,8 @@ def dask_runner(scheduler: str | None, workers: int) -> tuple[Runner, Callable[[
                                dashboard_address=":0")  # any free port: builds may overlap
         client = Client(cluster)
 
-    def run(job: Job, jobs: list[tuple[str, str]], settings: BuildSettings) -> list[Work]:
+    def run(job: Job[JobResult], jobs: list[tuple[str, str]],
+            settings: BuildSettings) -> list[JobResult]:
         futures = client.map(job, [m for m, _ in jobs], [e for _, e in jobs],
                              settings=settings, pure=False)
         return list(client.gather(futures))
@@ -289,7 +306,7 @@ def sweep(graph: Graph, settings: BuildSettings, root: str, runner: Runner, *,
                         lambda: graph.unseen_open_vertices(batch), seconds, 0, cores, progress)
 
 
-def _run_batches(graph: Graph, settings: BuildSettings, root: str, runner: Runner, job: Job,
+def _run_batches(graph: Graph, settings: BuildSettings, root: str, runner: Runner, job: Job[Work],
                  next_batch: Callable[[], list[Vertex]], seconds: float, max_batches: int,
                  cores: int, progress: Progress | None) -> dict[str, int]:
     """Run ``job`` on each batch of vertices ``next_batch`` gives, writing each batch, until

@@ -23,7 +23,7 @@ from pathlib import Path
 from bot.core.board import Board
 from bot.core.errors import BoardError
 from bot.core.notation import format_move
-from opening_book.book import shipped_path
+from opening_book.book import Reproof, shipped_path
 from opening_book.builder import BuildSettings
 from opening_book.positions import position_board
 from opening_book.prover import Prover, ProverLimits
@@ -159,6 +159,9 @@ def main(argv: list[str] | None = None) -> int:
     verify.add_argument("--show", type=int, default=20, help="holes to print (default 20)")
     verify.add_argument("--max-holes", type=int, default=0,
                         help="stop after this many holes (0: find them all)")
+    verify.add_argument("--repair", action="store_true",
+                        help="make each reply found uncovered an open vertex below its parent, "
+                        "and expand again the proved vertices above it, for build to prove")
 
     export = commands.add_parser("export", help="write the book the engine probes")
     add_graph(export)
@@ -166,6 +169,16 @@ def main(argv: list[str] | None = None) -> int:
                         ".bin (the book the brain loads)")
     export.add_argument("--all", action="store_true",
                         help="also the moves of vertices not yet proved")
+    export.add_argument("--reproof-nodes", type=int, default=Reproof.proof_nodes,
+                        help="leave out the proved positions a proof search of this many tree "
+                        "nodes proves from scratch: the brain proves them again in the game "
+                        "(0: store every one; default %(default)s)")
+    export.add_argument("--threat-nodes", type=int, default=Reproof.threat_nodes,
+                        help="nodes per threat search at a leaf of that proof search "
+                        "(default %(default)s)")
+    export.add_argument("--workers", type=int, default=2,
+                        help="local Dask worker processes for the proof searches (0: here)")
+    export.add_argument("--scheduler", help="address of a running Dask scheduler to use instead")
 
     stats = commands.add_parser("stats", help="how far the graph has got")
     add_graph(stats)
@@ -201,7 +214,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "verify":
         return run.verify(db, args)
     if args.command == "export":
-        return run.export(db, args.out or shipped_path(args.rule, args.size), args.all)
+        return run.export(db, args, args.out or shipped_path(args.rule, args.size))
     if args.command == "merge":
         return run.merge(db, args.other)
     return run.stats(db)

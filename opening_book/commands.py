@@ -12,7 +12,8 @@ from tqdm import tqdm
 
 from bot.core.errors import BoardError
 from opening_book import builder
-from opening_book.graph import Graph, branch_order, export as export_graph
+from opening_book.book import Reproof
+from opening_book.graph import Graph, Vertex, branch_order, export as export_graph
 from opening_book.positions import position_board
 from opening_book.prover import ProverLimits
 from opening_book.verify import Verdict, verify as verify_graph
@@ -101,22 +102,49 @@ def verify(db: Path, args: argparse.Namespace) -> int:
 
     try:
         verdict = verify_graph(graph, args.root, args.threat_nodes, progress, args.max_holes)
+        bar.close()
+        for hole in verdict.holes[: args.show]:
+            print(f"hole: {hole}")
+        stopped = args.max_holes and len(verdict.holes) >= args.max_holes
+        print(f"{verdict.vertices} graph vertices followed, {verdict.checked} defender replies "
+              f"checked, {len(verdict.holes)} holes" + (" (stopped there)" if stopped else "") +
+              (f", longest line {verdict.longest} stones" if not verdict.holes else ""))
+        if args.repair and verdict.uncovered:
+            with graph.db:
+                reopened = sum(graph.reopen(u.parent, u.key, u.moves, u.stones)
+                               for u in verdict.uncovered)
+            print(f"repaired: {len(verdict.uncovered)} positions are open vertices now, "
+                  f"{reopened} proved vertices above them expanded again (sente-book build "
+                  "proves them)")
     finally:
         bar.close()
         graph.close()
-    for hole in verdict.holes[: args.show]:
-        print(f"hole: {hole}")
-    stopped = args.max_holes and len(verdict.holes) >= args.max_holes
-    print(f"{verdict.vertices} graph vertices followed, {verdict.checked} defender replies "
-          f"checked, {len(verdict.holes)} holes" + (" (stopped there)" if stopped else "") +
-          (f", longest line {verdict.longest} stones" if not verdict.holes else ""))
     return 1 if verdict.holes else 0
 
 
-def export(db: Path, out: Path, include_unproved: bool) -> int:
-    graph = Graph(db)
-    count = export_graph(graph, out, include_unproved)
-    graph.close()
+def export(db: Path, args: argparse.Namespace, out: Path) -> int:
+    graph = open_graph(db, args)
+    reproof = Reproof(args.reproof_nodes, args.threat_nodes)
+    settings = builder.BuildSettings(args.rule, args.size, int(graph.setting("budget")),
+                                     reproof.limits())
+    if args.workers > 0 or args.scheduler:
+        runner, close = builder.dask_runner(args.scheduler, args.workers)
+    else:
+        runner, close = builder.run_here, (lambda: None)
+    bar = tqdm(unit=" vertex", desc="reproofs", dynamic_ncols=True)
+
+    def check(vertices: list[Vertex]) -> list[bool]:
+        answers = runner(builder.reproves, [(vertex.moves, "") for vertex in vertices], settings)
+        bar.update(len(vertices))
+        bar.set_postfix(reproved=sum(answers))
+        return answers
+
+    try:
+        count = export_graph(graph, out, args.all, reproof, check)
+    finally:
+        bar.close()
+        close()
+        graph.close()
     print(f"{out}: {count} positions, {out.stat().st_size} bytes")
     return 0
 

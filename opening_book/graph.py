@@ -15,8 +15,10 @@ as signed 64-bit integers.  A vertex is
   another (and a parent with no move left fails in turn).
 
 Vertices no longer reached from the root (the replies to a move given up) are removed, except
-proved ones, which may be reached again by transposition.  Every write happens in a transaction, so an interrupted build loses at most the batch being
-written.  ``meta`` holds the build's settings (rule, size, budget, attacker, root).
+proved ones, which may be reached again by transposition.  Every write happens in a
+transaction, so an interrupted build loses at most the batch being written.  ``meta`` holds the
+build's settings (rule, size, budget, attacker, root); ``reproof`` the export's answers, per
+proved vertex, to whether a small proof search proves it from scratch (``export``).
 """
 
 from __future__ import annotations
@@ -24,11 +26,12 @@ from __future__ import annotations
 import sqlite3
 import struct
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from opening_book.book import HEADER, MAGIC
+from opening_book.book import HEADER, MAGIC, Reproof
+from opening_book.positions import position_board
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -51,6 +54,12 @@ CREATE TABLE IF NOT EXISTS reply (
     PRIMARY KEY (parent, child)
 );
 CREATE INDEX IF NOT EXISTS reply_child ON reply (child);
+CREATE TABLE IF NOT EXISTS reproof (
+    key INTEGER PRIMARY KEY,
+    proof_nodes INTEGER NOT NULL,
+    threat_nodes INTEGER NOT NULL,
+    proved INTEGER NOT NULL
+);
 """
 
 
@@ -61,6 +70,9 @@ def signed(key: int) -> int:
 
 def unsigned(key: int) -> int:
     return key + (1 << 64) if key < 0 else key
+
+
+REPROOF_BATCH = 256  # reproofs checked per transaction (Graph.reproved): a unit of progress
 
 
 @dataclass
@@ -224,8 +236,51 @@ class Graph:
                 return removed
             removed += gone
 
+    def reopen(self, parent: int, key: int, moves: str, stones: int) -> int:
+        """Mend a hole: the position ``key`` (reached by ``moves``, ``stones`` stones), a reply
+        below the vertex ``parent`` that is neither a vertex nor won by threats, becomes an open
+        child of it, and ``parent`` with every proved vertex above it goes back to expanded
+        (``propagate`` proves them again once the new vertex is).  Returns how many went back."""
+        self.add_open(key, moves, stones)
+        self.db.execute("INSERT OR IGNORE INTO reply VALUES (?, ?)", (signed(parent), signed(key)))
+        reopened, pending, seen = 0, [signed(parent)], set()
+        while pending:
+            vertex = pending.pop()
+            if vertex in seen:
+                continue
+            seen.add(vertex)
+            reopened += self.db.execute("UPDATE vertex SET status = 'expanded', longest = NULL "
+                                        "WHERE key = ? AND status = 'proved'",
+                                        (vertex,)).rowcount
+            pending += [row[0] for row in self.db.execute(
+                "SELECT parent FROM reply WHERE child = ?", (vertex,))]
+        return reopened
+
     def commit(self) -> None:
         self.db.commit()
+
+    def reproved(self, vertices: list[Vertex], reproof: Reproof,
+                 check: Callable[[list[Vertex]], list[bool]]) -> set[int]:
+        """The keys of ``vertices`` a proof search within the reproof's limits proves from
+        scratch: the answers kept from before, and ``check``'s for the others (kept now)."""
+        known: dict[int, bool] = {}
+        for vertex in vertices:
+            row = self.db.execute(
+                "SELECT proved FROM reproof WHERE key = ? AND proof_nodes = ? AND "
+                "threat_nodes = ?", (signed(vertex.key), reproof.proof_nodes,
+                                     reproof.threat_nodes)).fetchone()
+            if row is not None:
+                known[vertex.key] = bool(row[0])
+        unknown = [vertex for vertex in vertices if vertex.key not in known]
+        for start in range(0, len(unknown), REPROOF_BATCH):
+            batch = unknown[start: start + REPROOF_BATCH]
+            with self.db:  # an interrupted export keeps the answers of every batch before
+                for vertex, proved in zip(batch, check(batch), strict=True):
+                    known[vertex.key] = proved
+                    self.db.execute("INSERT OR REPLACE INTO reproof VALUES (?, ?, ?, ?)",
+                                    (signed(vertex.key), reproof.proof_nodes,
+                                     reproof.threat_nodes, int(proved)))
+        return {key for key, proved in known.items() if proved}
 
     def merge(self, other: Graph) -> int:
         """Join a graph built separately (a hard subtree attacked from its own root, with the
@@ -273,16 +328,44 @@ def _vertex(row: tuple[int, str, int, str, int | None, int | None, int, int, int
                   nodes, excluded)
 
 
-def export(graph: Graph, path: Path, include_unproved: bool = False) -> int:
-    """Write the moves of the graph's proved vertices (and, with ``include_unproved``, of the
-    expanded ones) to ``path``; returns how many."""
-    statuses = ("proved", "expanded") if include_unproved else ("proved",)
-    entries = sorted((v.key, v.move) for status in statuses for v in graph.vertices(status)
-                     if v.move is not None)
+def export(graph: Graph, path: Path, include_unproved: bool = False,
+           reproof: Reproof = Reproof(0, 0),
+           reproved: Callable[[list[Vertex]], list[bool]] | None = None) -> int:
+    """Write the moves of the proved vertices reached from the graph's root (and, with
+    ``include_unproved``, of the expanded ones) to ``path``; returns how many.  With a reproof
+    of more than 0 nodes, a proved vertex reached only below a stored one is left out, with all
+    that it alone leads to, when a proof search within the reproof's limits proves it from
+    scratch (book.py): ``reproved`` answers that for a list of vertices (without it nothing is
+    left out), and the answers are kept in the graph (table ``reproof``) for the next export."""
+    if reproved is None:
+        reproof = Reproof(0, 0)  # nothing left out
+    root = position_board(graph.setting("root"), int(graph.setting("size")),
+                          int(graph.setting("rule"))).canonical_key()[0]
+    entries: dict[int, int] = {}
+    # The vertices with as many stones, each with whether every parent that leads to it (all
+    # of them have two stones fewer) is stored: only then can the game reach it in the book.
+    level = {root: False}
+    while level:
+        vertices = [(vertex, below_stored) for key, below_stored in level.items()
+                    if (vertex := graph.vertex(key)) is not None]
+        left_out = graph.reproved([v for v, below in vertices if below and v.status == "proved"],
+                                  reproof, reproved) if reproved and reproof.proof_nodes else set()
+        level = {}
+        for vertex, _ in vertices:
+            if vertex.key in left_out:
+                continue
+            stored = vertex.move is not None and (
+                vertex.status == "proved" or (include_unproved and vertex.status == "expanded"))
+            if stored:
+                entries[vertex.key] = int(vertex.move or 0)
+            for child in graph.children(vertex.key):
+                level[child] = level.get(child, True) and stored
     path.parent.mkdir(parents=True, exist_ok=True)
+    keys = sorted(entries)
     with open(path, "wb") as out:
-        out.write(HEADER.pack(MAGIC, int(graph.setting("rule")), int(graph.setting("size")), 0,
-                              len(entries)))
-        out.write(struct.pack(f"<{len(entries)}Q", *(key for key, _ in entries)))
-        out.write(struct.pack(f"<{len(entries)}H", *(move for _, move in entries)))
-    return len(entries)
+        out.write(HEADER.pack(MAGIC, int(graph.setting("rule")), int(graph.setting("size")),
+                              int(graph.setting("budget")), 0, len(keys), reproof.proof_nodes,
+                              reproof.threat_nodes))
+        out.write(struct.pack(f"<{len(keys)}Q", *keys))
+        out.write(struct.pack(f"<{len(keys)}H", *(entries[key] for key in keys)))
+    return len(keys)

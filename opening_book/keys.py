@@ -1,10 +1,10 @@
 """Positions by their canonical key, and moves in the canonical frame.
 
 Board.canonical_key gives the smallest Zobrist key over the board's symmetric images and the
-symmetry ``sym`` whose image has it (the key a position is stored under).  A move is stored as it appears in that image (the
-canonical frame), so every position that is a mirror or rotation of another, reached in any
-move order, shares one record; ``to_canonical``/``from_canonical`` map a cell between the
-board's own frame and the canonical one.
+symmetry ``sym`` whose image has it (the key a position is stored under).  A move is stored as
+it appears in that image (the canonical frame), so every position that is a mirror or rotation
+of another, reached in any move order, shares one record; ``to_canonical``/``from_canonical``
+map a cell between the board's own frame and the canonical one.
 """
 
 from __future__ import annotations

@@ -101,7 +101,9 @@ class ProverLimits:
     max_nodes: int = 200_000
     threat_nodes: int = 2_000  # per threat search at a leaf: larger closes more leaves early
     attacker_width: int = 0  # attacker moves tried per node, best first (0: every candidate)
-    max_seconds: float = 0.0  # wall-clock limit (0: none)
+    # Wall-clock limit (0: none), checked before each expansion and, at a defender node, before
+    # each reply's threat search (the replies left then are tried only if the search comes back).
+    max_seconds: float = 0.0
     # The defender's pass tried before its replies (see the module docstring): the same wins
     # for one threat search instead of one per cell wherever the pass does not lose.  Off only
     # to compare.
@@ -124,6 +126,7 @@ class Prover:
         self.budget = 0
         self.attacker = BLACK
         self.excluded: set[int] = set()  # root moves not to try (cells that failed before)
+        self.deadline: float | None = None  # perf_counter() past which the search stops
 
     # --- leaves ----------------------------------------------------------------------------
     def _stones(self) -> int:
@@ -264,6 +267,8 @@ class Prover:
                 node.disprove()
                 return
         for cell in cells:
+            if examine and not node.attacker_to_move and self._past_deadline():
+                examine = False  # the rest as after a skip: tried when the search comes back
             child = Node(cell, not node.attacker_to_move, examined=examine)
             self.nodes += 1
             self.tree_nodes += 1
@@ -324,18 +329,17 @@ class Prover:
     def prove_tree(self, budget: int) -> Node:
         """The proof-number search from the board's position (the side to move attacks); the
         root comes back proved, disproved, or open when the limits ran out."""
-        start = time.perf_counter()
         board = self.board
         self.attacker = board.side_to_move()
         self.budget = budget
         self.nodes = self.tree_nodes = 1
+        self.deadline = (time.perf_counter() + self.limits.max_seconds
+                         if self.limits.max_seconds else None)
         root = Node(-1, True)
         self._close_attacker_node(root)
-        deadline = start + self.limits.max_seconds if self.limits.max_seconds else None
         while not (root.proved or root.disproved):
             if root.children is not None and (  # the root is always expanded once
-                    self.tree_nodes >= self.limits.max_nodes
-                    or (deadline is not None and time.perf_counter() > deadline)):
+                    self.tree_nodes >= self.limits.max_nodes or self._past_deadline()):
                 break
             path = [root]
             node = root
@@ -353,6 +357,9 @@ class Prover:
                 board.undo()
                 self._update(ancestor)
         return root
+
+    def _past_deadline(self) -> bool:
+        return self.deadline is not None and time.perf_counter() > self.deadline
 
     @staticmethod
     def first_move(node: Node) -> int:

@@ -24,9 +24,23 @@ from opening_book.keys import from_canonical
 from opening_book.positions import position_board
 from opening_book.prover import QUIET_FOURS_TWO_MOVES, threat_search_state
 
+
+
+@dataclass(frozen=True)
+class Uncovered:
+    """A hole the builder can mend: a defender reply below the graph vertex ``parent`` whose
+    position (``key``, reached by ``moves``) is neither a vertex nor won by threats."""
+
+    parent: int
+    key: int
+    moves: str
+    stones: int
+
+
 @dataclass
 class Verdict:
     holes: list[str] = field(default_factory=list)
+    uncovered: list[Uncovered] = field(default_factory=list)
     checked: int = 0  # defender replies examined
     vertices: int = 0  # graph vertices whose move was followed
     longest: int = 0  # stones at the end of the longest line (when there is no hole)
@@ -50,7 +64,7 @@ class Verifier:
     def run(self, root: str | None = None) -> Verdict:
         board = position_board(root if root is not None else self.graph.setting("root"),
                                self.size, self.rule)
-        longest = self._attacker(board)
+        longest = self._attacker(board, None)
         if longest is not None and not self.verdict.holes:
             self.verdict.longest = longest
         return self.verdict
@@ -58,15 +72,16 @@ class Verifier:
     def _hole(self, board: Board, why: str) -> None:
         self.verdict.holes.append(f"{format_move_list(board.moves(), self.size)}: {why}")
 
-    def _attacker(self, board: Board) -> int | None:
-        """Longest line from this attacker position, or None (a hole was recorded)."""
+    def _attacker(self, board: Board, parent: int | None) -> int | None:
+        """Longest line from this attacker position (reached from the vertex ``parent``), or
+        None (a hole was recorded)."""
         if self.max_holes and len(self.verdict.holes) >= self.max_holes:
             return None
         key, sym = board.canonical_key()
         if key in self._memo:
             return self._memo[key]
         self._memo[key] = None  # a position that recurs in its own line is no proof
-        result = self._check(board, key, sym)
+        result = self._check(board, key, sym, parent)
         self._memo[key] = result
         return result
 
@@ -86,7 +101,7 @@ class Verifier:
                 return plies
         return 0
 
-    def _check(self, board: Board, key: int, sym: int) -> int | None:
+    def _check(self, board: Board, key: int, sym: int, parent: int | None) -> int | None:
         attacker = board.side_to_move()
         own_five = scan_threats(board.state, attacker)[0]
         if own_five >= 0 and board.ply + 1 <= self.budget:
@@ -98,6 +113,9 @@ class Verifier:
                 return board.ply + plies
             where = "not in the graph" if vertex is None else f"{vertex.status} in the graph"
             self._hole(board, f"{where}, and no win by threats within the budget")
+            if vertex is None and parent is not None:
+                self.verdict.uncovered.append(Uncovered(
+                    parent, key, format_move_list(board.moves(), self.size), board.ply))
             return None
         x, y = from_canonical(board, sym, vertex.move)
         if not board.is_legal(x, y, attacker):
@@ -120,7 +138,7 @@ class Verifier:
                 self._hole(board, "the budget is spent")
                 longest = None
             else:
-                below = self._attacker(board)
+                below = self._attacker(board, key)
                 longest = None if below is None or longest is None else max(longest, below)
             board.undo()
         board.undo()

@@ -14,7 +14,7 @@ from bot.core.board import Board
 from bot.engine import Engine
 from bot.limits import Limits
 from opening_book import builder, cli
-from opening_book.book import Book
+from opening_book.book import Book, Reproof, load_shipped
 from opening_book.graph import Graph, Vertex, export, signed
 from opening_book.keys import from_canonical, to_canonical
 from opening_book.positions import position_board
@@ -73,6 +73,26 @@ def test_a_missing_reply_is_a_hole(graph_path: Path, tmp_path: Path) -> None:
     assert "not in the graph" in verdict.holes[0]
 
 
+def test_a_hole_repaired_is_built_and_proved_again(graph_path: Path, tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    broken = tmp_path / "broken.sqlite"
+    broken.write_bytes(graph_path.read_bytes())
+    graph = Graph(broken)
+    root_key = position_board(ROOT, 15, 1).canonical_key()[0]
+    with graph.db:  # the root's move now leaves a reply to nothing: neither vertex nor threat
+        graph.db.execute("DELETE FROM vertex WHERE key = ?", (signed(graph.children(root_key)[0]),))
+    graph.close()
+    arguments = ["verify", "--db", str(broken), "--threat-nodes", str(VERIFY_NODES)]
+    assert cli.main(arguments + ["--repair"]) == 1
+    assert "repaired: 1 positions" in capsys.readouterr().out
+    graph = Graph(broken)
+    assert root_vertex(graph).status == "expanded" and graph.counts()["open"] == 1
+    builder.build(graph, SETTINGS, ROOT, builder.run_here, batch=4)
+    assert root_vertex(graph).status == "proved"
+    graph.close()
+    assert cli.main(arguments) == 0
+
+
 def test_the_exported_book_is_found_in_any_symmetry_and_move_order(graph_path: Path,
                                                                    tmp_path: Path) -> None:
     book_path = tmp_path / "book.bin"
@@ -90,10 +110,57 @@ def test_the_exported_book_is_found_in_any_symmetry_and_move_order(graph_path: P
     assert book.probe(Board(15, 15, 0)) is None  # another rule: never the book's move
 
 
-def test_the_engine_with_the_book_wins_every_game_against_a_random_opponent(
+def export_with_reproofs(graph_path: Path, book_path: Path, proof_nodes: int
+                        ) -> tuple[int, list[int]]:
+    """Export the graph leaving out what a proof search of ``proof_nodes`` proves from scratch:
+    (positions stored, how many vertices each call of the check was asked about)."""
+    reproof = Reproof(proof_nodes, SETTINGS.limits.threat_nodes)
+    settings = dataclasses.replace(SETTINGS, limits=reproof.limits())
+    asked: list[int] = []
+
+    def check(vertices: list[Vertex]) -> list[bool]:
+        asked.append(len(vertices))
+        return builder.run_here(builder.reproves, [(v.moves, "") for v in vertices], settings)
+
+    graph = Graph(graph_path)
+    count = export(graph, book_path, reproof=reproof, reproved=check)
+    graph.close()
+    return count, asked
+
+
+def test_the_book_leaves_out_what_a_small_proof_search_proves_and_proves_it_in_game(
         graph_path: Path, tmp_path: Path) -> None:
+    graph_copy = tmp_path / "graph.sqlite"
+    graph_copy.write_bytes(graph_path.read_bytes())
+    everything = export(Graph(graph_copy), tmp_path / "full.bin")
+    count, asked = export_with_reproofs(graph_copy, tmp_path / "book.bin", 1000)
+    assert 1 <= count < everything and sum(asked) == everything - 1  # all but the root asked
+    assert export_with_reproofs(graph_copy, tmp_path / "again.bin", 1000) == (count, [])
+    assert export_with_reproofs(graph_copy, tmp_path / "other.bin", 100)[1] != []
+    book = Book(tmp_path / "book.bin")
+    assert book.probe(position_board(ROOT, 15, 1)) is not None  # the game enters it there
+    graph = Graph(graph_copy)
+    root_key = position_board(ROOT, 15, 1).canonical_key()[0]
+    child = graph.vertex(graph.children(root_key)[0])  # after the root's move and a reply
+    graph.close()
+    assert child is not None and child.key not in set(book.keys)
+    board = position_board(child.moves, 15, 1)
+    assert book.probe(board, 0.0) is None  # left out, and no time to prove it again
+    answer = book.probe(board, 10.0)
+    assert answer is not None and board.is_legal(*answer, 1)
+    assert Book(tmp_path / "book.bin").probe(board, 10.0) is None  # not reached by the book
+
+
+@pytest.mark.parametrize("reproof_nodes", [0, 1000])
+def test_the_engine_with_the_book_wins_every_game_against_a_random_opponent(
+        graph_path: Path, tmp_path: Path, reproof_nodes: int) -> None:
     book_path = tmp_path / "book.bin"
-    export(Graph(graph_path), book_path)
+    graph_copy = tmp_path / "graph.sqlite"
+    graph_copy.write_bytes(graph_path.read_bytes())
+    if reproof_nodes:
+        export_with_reproofs(graph_copy, book_path, reproof_nodes)
+    else:
+        export(Graph(graph_copy), book_path)
     engine = Engine(book=Book(book_path))
     for seed in range(4):
         rng = random.Random(seed)
@@ -114,6 +181,17 @@ def test_the_engine_with_the_book_wins_every_game_against_a_random_opponent(
             assert not referee.play(*reply)
             engine.play(*reply)
         assert causes[0] == "book"
+        if reproof_nodes:  # what the book leaves out is proved again, then its proof followed
+            assert set(causes) == {"book"}, causes
+
+
+@pytest.mark.parametrize("line", ["h8 a15", "h8 b15"])  # White's second moves proved so far
+def test_the_shipped_book_answers_the_proved_second_moves(line: str) -> None:
+    book = load_shipped(1, 15)
+    assert book is not None and book.budget == 35 and book.reproof.proof_nodes > 0
+    board = position_board(line, 15, 1)
+    move = book.probe(board)
+    assert move is not None and board.is_legal(*move, 1)
 
 
 def test_dask_runs_the_same_jobs(graph_path: Path, tmp_path: Path) -> None:

@@ -142,8 +142,29 @@ class Graph:
         rows = [_vertex(row) for row in self.db.execute(
             "SELECT * FROM vertex WHERE status = 'open' ORDER BY stones DESC, attempts, key")]
         if branch_moves:
-            rows.sort(key=lambda vertex: branch_order(branch(vertex, branch_moves)))  # stable
+            branches = self._open_branches(branch_moves)
+            rows.sort(key=lambda vertex: branch_order(  # stable
+                branches.get(vertex.key) or branch(vertex, branch_moves)))
         return rows[:limit]
+
+    def _open_branches(self, branch_moves: int) -> dict[int, str]:
+        """Per open vertex, the first (in ``branch_order``) of the branches whose lines lead to
+        it through the replies: a vertex shared by transposition belongs to each of them, not
+        only to the one its move list names."""
+        rows = self.db.execute(
+            "WITH RECURSIVE up(key, ancestor) AS ("
+            " SELECT key, key FROM vertex WHERE status = 'open'"
+            " UNION SELECT up.key, r.parent FROM up JOIN reply r ON r.child = up.ancestor"
+            " JOIN vertex p ON p.key = r.parent WHERE p.stones >= ?)"
+            " SELECT up.key, v.moves FROM up JOIN vertex v ON v.key = up.ancestor"
+            " WHERE v.stones = ?", (branch_moves, branch_moves))
+        first: dict[int, str] = {}
+        for key, moves in rows:
+            line = " ".join(moves.split()[:branch_moves])
+            key = unsigned(key)
+            if key not in first or branch_order(line) < branch_order(first[key]):
+                first[key] = line
+        return first
 
     def unseen_open_vertices(self, limit: int) -> list[Vertex]:
         """Open vertices no job has worked on (attempts 0), the most stones first."""

@@ -239,6 +239,21 @@ def test_open_vertices_come_branch_by_branch_the_farthest_reply_first(tmp_path: 
                                                          "h8 i9 j10 a1 k11 a2"]
 
 
+def test_an_open_vertex_shared_by_two_branches_comes_with_the_first_of_them(
+        tmp_path: Path) -> None:
+    graph = Graph(tmp_path / "shared.sqlite")
+    with graph.db:
+        graph.add_open(1, "h8 c15", 2)  # White's reply farthest from h8: built first
+        graph.add_open(2, "h8 c14", 2)
+        graph.add_open(3, "h8 c14 i9 a1", 4)
+        graph.add_open(9, "h8 c14 i9 c15", 4)  # also h8 c15 i9 c14, reached first as this
+        for parent, child in ((2, 3), (2, 9), (1, 9)):
+            graph.db.execute("INSERT INTO reply VALUES (?, ?)", (parent, child))
+        graph.db.execute("UPDATE vertex SET status = 'expanded' WHERE stones = 2")
+    order = [vertex.key for vertex in graph.open_vertices(10, branch_moves=2)]
+    assert order == [9, 3]
+
+
 # The same root with a prover too small to prove it in one job, and no engine search (its timed
 # choice would make the jobs depend on the clock).
 SMALL_JOBS = dataclasses.replace(SETTINGS, engine_ms=0, quick_nodes=0,

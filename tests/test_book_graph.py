@@ -185,7 +185,7 @@ def test_the_engine_with_the_book_wins_every_game_against_a_random_opponent(
             assert set(causes) == {"book"}, causes
 
 
-@pytest.mark.parametrize("line", ["h8 a15", "h8 b15"])  # White's second moves proved so far
+@pytest.mark.parametrize("line", ["h8 a15", "h8 b15", "h8 c15"])  # White's moves proved so far
 def test_the_shipped_book_answers_the_proved_second_moves(line: str) -> None:
     book = load_shipped(1, 15)
     assert book is not None and book.budget == 35 and book.reproof.proof_nodes > 0

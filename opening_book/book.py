@@ -51,14 +51,6 @@ class Reproof:
                             max_seconds=seconds)
 
 
-@dataclass
-class _Followed:
-    """A proof tree being followed: the moves up to the defender's turn, and its node there."""
-
-    moves: list[Point]
-    node: Node
-
-
 class Book:
     """A loaded book; ``probe(board)`` gives the move for the position, or None."""
 
@@ -73,7 +65,9 @@ class Book:
         self.keys = memoryview(data)[start: start + 8 * count].cast("Q")
         self.moves = memoryview(data)[start + 8 * count: start + 10 * count].cast("H")
         self._answered: list[Point] = []  # the moves up to and with the last move given
-        self._followed: _Followed | None = None
+        # The proof tree being followed: its node at the defender's turn after the last move
+        # given (so it is only ever read when the game follows the book).
+        self._followed: Node | None = None
 
     def __len__(self) -> int:
         return len(self.keys)
@@ -113,10 +107,10 @@ class Book:
         """The next move of the proof tree being followed, after the defender's last move."""
         followed = self._followed
         self._followed = None
-        if followed is None or followed.moves != self._answered:
+        if followed is None:
             return None
         reply = board.cell(*board.moves()[-1])
-        node = next((c for c in followed.node.children or [] if c.cell == reply), None)
+        node = next((c for c in followed.children or [] if c.cell == reply), None)
         if node is None or not node.proved:
             return None
         return self._play_from(board, node)
@@ -132,8 +126,7 @@ class Book:
         if cell < 0:
             return None
         move = board.point(cell)
-        if node.best is not None:
-            self._followed = _Followed(board.moves() + [move], node.best)
+        self._followed = node.best
         return move
 
 

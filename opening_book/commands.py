@@ -173,9 +173,10 @@ def stats(db: Path) -> int:
         print(f"root ({graph.setting('root') or 'empty board'}): {root.status}"
               + (f", longest line {root.longest} stones" if root.longest else ""))
         replies = [graph.vertex(key) for key in graph.children(root.key)]
-        proved = [v for v in replies if v is not None and v.status == "proved"]
+        proved = sorted((v.moves for v in replies if v is not None and v.status == "proved"),
+                        key=branch_order)
         print(f"the defender's replies to the root's move: {len(proved)} of {len(replies)} "
-              "proved (after symmetry)")
+              "proved (after symmetry)" + (f": {', '.join(proved)}" if proved else ""))
         branches = graph.open_by_branch(root.stones + 2)
         if branches:
             line = min(branches, key=branch_order)

@@ -59,6 +59,23 @@ def test_the_built_graph_is_proved_and_verified(graph_path: Path) -> None:
     graph.close()
 
 
+def test_stats_names_the_proved_replies_to_the_roots_move(
+        graph_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["stats", "--db", str(graph_path)]) == 0
+    out = capsys.readouterr().out
+    graph = Graph(graph_path)
+    root = graph.vertex(position_board(ROOT, 15, 1).canonical_key()[0])
+    assert root is not None
+    replies = [graph.vertex(key) for key in graph.children(root.key)]
+    proved = [v.moves for v in replies if v is not None and v.status == "proved"]
+    graph.close()
+    assert proved and len(proved) == len(replies)
+    line = next(row for row in out.splitlines() if "replies to the root's move" in row)
+    assert line.startswith(f"the defender's replies to the root's move: {len(proved)} of "
+                           f"{len(replies)} proved")
+    assert sorted(line.split(": ", 2)[2].split(", ")) == sorted(proved)
+
+
 def test_a_missing_reply_is_a_hole(graph_path: Path, tmp_path: Path) -> None:
     broken = tmp_path / "broken.sqlite"
     broken.write_bytes(graph_path.read_bytes())

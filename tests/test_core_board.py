@@ -119,6 +119,23 @@ def test_make_unmake_round_trip_restores_every_array(data: st.DataObject, rule: 
         assert np.array_equal(array, after[name]), name
 
 
+@pytest.mark.parametrize("rule", RULES)
+def test_a_new_board_is_the_empty_board_worked_out_afresh_whatever_was_played_before(
+        rule: int) -> None:
+    """Boards are copies of one empty board per size and rule: playing on one leaves the
+    next one empty, and each equals the empty board worked out cell by cell."""
+    played = Board(15, 15, rule, CELL_VALUES)
+    for x, y in [(7, 7), (8, 8), (7, 8), (0, 0), (14, 14)]:
+        played.play(x, y)
+    fresh = Board(15, 15, rule, CELL_VALUES)
+    assert fresh.state.board is not played.state.board
+    afresh = state._empty_state.__wrapped__(15, 15, rule)
+    for name, array in snapshot(fresh).items():
+        expected = CELL_VALUES if name == "cell_values" else getattr(afresh, name)
+        assert np.array_equal(array, expected), name
+    assert fresh.moves() == [] and fresh.candidates() == []
+
+
 def transform(stones: list[tuple[int, int, int]], sym: int, w: int,
               h: int) -> list[tuple[int, int, int]]:
     return [(*naive.image(sym, x, y, w, h), c) for x, y, c in stones]

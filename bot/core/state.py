@@ -138,10 +138,24 @@ def cell_index(x: int, y: int, stride: int) -> int:
 def new_state(width: int, height: int, rule: int,
               cell_values: np.ndarray | None = None) -> BoardState:
     """An empty board of ``width`` x ``height`` under the Gomocup ``rule`` bit mask, evaluated
-    with ``cell_values`` (int32[2, 2^16]; None: every cell is worth 0)."""
+    with ``cell_values`` (int32[2, 2^16]; None: every cell is worth 0): a copy of the arrays of
+    the first such board this process made (``_empty_state``), the shape and class tables
+    shared (no kernel writes them)."""
     for side in (width, height):
         if not MIN_SIDE <= side <= MAX_SIDE:
             raise SizeError(f"board side {side} is outside {MIN_SIDE}..{MAX_SIDE}")
+    empty = _empty_state(width, height, rule)
+    kept = {"shape_table": empty.shape_table, "class_table": empty.class_table}
+    if cell_values is not None:
+        kept["cell_values"] = cell_values.copy()  # its own copy
+    return BoardState(*(kept[name] if name in kept else array.copy()
+                        for name, array in zip(BoardState._fields, empty, strict=True)))
+
+
+@cache
+def _empty_state(width: int, height: int, rule: int) -> BoardState:
+    """The empty board ``new_state`` copies, worked out once per size and rule (its line keys
+    and shapes cell by cell in Python: about 30 ms natively)."""
     shape_table = rule_shape_table(rule)
     stride = width + PAD
     size = (height + 2 * PAD + 1) * stride
@@ -192,8 +206,7 @@ def new_state(width: int, height: int, rule: int,
         near=arrays.zeros(size, "int16"),
         candidates=arrays.zeros(size, "int64"),
         candidate_index=arrays.full(size, -1, "int64"),
-        cell_values=(arrays.zeros((2, 1 << 16), "int32") if cell_values is None
-                     else cell_values.copy()),  # its own copy
+        cell_values=arrays.zeros((2, 1 << 16), "int32"),  # (every cell worth 0)
         value_sums=arrays.zeros((2, 2), "int64"),
         history=arrays.zeros((width * height + 1, 2), "int64"),
         hashes=arrays.zeros(8, "uint64"),

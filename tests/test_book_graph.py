@@ -202,7 +202,10 @@ def test_the_engine_with_the_book_wins_every_game_against_a_random_opponent(
             assert set(causes) == {"book"}, causes
 
 
-@pytest.mark.parametrize("line", ["h8 a15", "h8 b15", "h8 c15"])  # White's moves proved so far
+PROVED_SECOND_MOVES = ["h8 a15", "h8 b15", "h8 c15", "h8 d15", "h8 e15", "h8 f15"]  # so far
+
+
+@pytest.mark.parametrize("line", PROVED_SECOND_MOVES)
 def test_the_shipped_book_answers_the_proved_second_moves(line: str) -> None:
     book = load_shipped(1, 15)
     assert book is not None and book.budget == 35 and book.reproof.proof_nodes > 0

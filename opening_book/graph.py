@@ -264,18 +264,13 @@ class Graph:
         (``propagate`` proves them again once the new vertex is).  Returns how many went back."""
         self.add_open(key, moves, stones)
         self.db.execute("INSERT OR IGNORE INTO reply VALUES (?, ?)", (signed(parent), signed(key)))
-        reopened, pending, seen = 0, [signed(parent)], set()
-        while pending:
-            vertex = pending.pop()
-            if vertex in seen:
-                continue
-            seen.add(vertex)
-            reopened += self.db.execute("UPDATE vertex SET status = 'expanded', longest = NULL "
-                                        "WHERE key = ? AND status = 'proved'",
-                                        (vertex,)).rowcount
-            pending += [row[0] for row in self.db.execute(
-                "SELECT parent FROM reply WHERE child = ?", (vertex,))]
-        return reopened
+        before = self.db.total_changes  # (a statement opening with WITH has no rowcount)
+        self.db.execute(
+            "WITH RECURSIVE up(key) AS ("
+            " SELECT ? UNION SELECT r.parent FROM reply r JOIN up ON r.child = up.key)"
+            " UPDATE vertex SET status = 'expanded', longest = NULL"
+            " WHERE status = 'proved' AND key IN (SELECT key FROM up)", (signed(parent),))
+        return self.db.total_changes - before
 
     def commit(self) -> None:
         self.db.commit()

@@ -25,7 +25,6 @@ from opening_book.positions import position_board
 from opening_book.prover import QUIET_FOURS_TWO_MOVES, threat_search_state
 
 
-
 @dataclass(frozen=True)
 class Uncovered:
     """A hole the builder can mend: a defender reply below the graph vertex ``parent`` whose

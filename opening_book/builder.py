@@ -30,7 +30,7 @@ from bot.limits import Limits
 from opening_book.graph import Graph, Vertex
 from opening_book.keys import from_canonical, to_canonical
 from opening_book.positions import position_board
-from opening_book.prover import Node, Prover, ProverLimits
+from opening_book.prover import WIDE_THREAT_NODES, Node, Prover, ProverLimits
 
 
 @dataclass(frozen=True)
@@ -52,6 +52,14 @@ class BuildSettings:
     # most of the replies the threat search leaves open 10 to 26 stones deep (a quiet move,
     # then threats) in about 0.01 s each, and few of those with 4 to 8 stones.
     quick_nodes: int = 1000
+    # Threat-search nodes for the defender's replies to a job's move when its leaf search (the
+    # limits' threat_nodes) leaves them open and the attacker would win by threats even if the
+    # defender passed, found by a search this wide (0: never): then most replies, those that
+    # do not touch the attacker's threats, are won by the same threats, and a level of ~200
+    # replies that would each be an open vertex (a job of seconds) is closed by one search of
+    # at most this many nodes each (100000: 0.25 s).  Wider closes more, slower when it fails;
+    # the verifier's threat searches must be at least as wide.
+    wide_threat_nodes: int = WIDE_THREAT_NODES
 
     def quick_limits(self) -> ProverLimits:
         """The quick proof's limits: the build's, with ``quick_nodes`` tree nodes, no clock."""
@@ -86,6 +94,7 @@ class _Job:
         self.budget = settings.budget
         self.prover = Prover(board, settings.limits)
         self.quick = Prover(board, settings.quick_limits()) if settings.quick_nodes else None
+        self.wide_nodes = settings.wide_threat_nodes
         self.work = Work()
 
     def moves_text(self) -> str:
@@ -113,16 +122,23 @@ class _Job:
 
     def replies(self, reply_node: Node, give_up_above: int | None = None) -> Replies:
         """Play the attacker's move ``reply_node.cell``; per defender reply, a threat win (its
-        longest line) or a child vertex: proved ones (by the prover's tree, or by the quick
-        proof tried on each reply still open) recorded now, the others left open.  Stops at a
-        reply the quick proof refutes, and once more than ``give_up_above`` are open."""
+        longest line) or a child vertex: proved ones (by the prover's tree, by the wide threat
+        search when the attacker would win by threats even after a pass, or by the quick proof
+        tried on each reply still open) recorded now, the others left open.  Stops at a reply
+        the quick proof refutes, and once more than ``give_up_above`` are open."""
         board, attacker = self.board, self.prover.attacker
         board.play(*board.point(reply_node.cell), attacker)
         if reply_node.children is None:
             self.prover.expand(reply_node)
+        children = reply_node.children or []
+        wide = self.wide_nodes > 0 and any(not child.proved for child in children) and \
+            self.prover.threat_win(self.wide_nodes, passed=True) > 0
         found = Replies()
-        for child in reply_node.children or []:
+        for child in children:
             board.play(*board.point(child.cell), 3 - attacker)
+            if not child.proved and wide and (longest := self.prover.threat_win(self.wide_nodes)):
+                child = Node(child.cell, True)  # a threat leaf, as the prover closes one
+                child.prove(longest)
             if not child.proved and self.quick is not None:
                 quick = self.quick.prove_tree(self.budget)
                 if quick.disproved:

@@ -26,7 +26,7 @@ from bot.core.notation import format_move
 from opening_book.book import Reproof, shipped_path
 from opening_book.builder import BuildSettings
 from opening_book.positions import position_board
-from opening_book.prover import Prover, ProverLimits
+from opening_book.prover import WIDE_THREAT_NODES, Prover, ProverLimits
 
 COLOUR_NAMES = {1: "black", 2: "white"}
 
@@ -137,6 +137,10 @@ def main(argv: list[str] | None = None) -> int:
     build.add_argument("--engine-ms", type=int, default=300,
                        help="engine search that picks the attacker's move where the prover "
                        "finds no proof (0: proof numbers alone)")
+    build.add_argument("--wide-threat-nodes", type=int, default=BuildSettings.wide_threat_nodes,
+                       help="nodes of the threat search given to each reply a job's move leaves "
+                       "open when the attacker would win by threats even after a pass (0: "
+                       "none; default %(default)s; verify needs --threat-nodes at least this)")
     add_limits(build)
 
     sweep = commands.add_parser(
@@ -154,8 +158,9 @@ def main(argv: list[str] | None = None) -> int:
         "cell; each position must be in the graph or won by threats within the budget.")
     add_graph(verify)
     verify.add_argument("--root", help="verify from this move list (default: the graph's root)")
-    verify.add_argument("--threat-nodes", type=int, default=20_000,
-                        help="nodes per threat search for positions outside the graph")
+    verify.add_argument("--threat-nodes", type=int, default=WIDE_THREAT_NODES,
+                        help="nodes per threat search for positions outside the graph (at "
+                        "least the build's --wide-threat-nodes; default %(default)s)")
     verify.add_argument("--show", type=int, default=20, help="holes to print (default 20)")
     verify.add_argument("--max-holes", type=int, default=0,
                         help="stop after this many holes (0: find them all)")

@@ -88,6 +88,12 @@ class Proof:
     seconds: float
 
 
+# Nodes of the builder's wide threat search (BuildSettings.wide_threat_nodes), and so the least
+# the verifier must give each of its threat searches to find the same wins (a search is
+# deterministic from an empty memo: with more nodes it finds what it found with fewer).  The
+# engine gives a game that left the book more (engine.BOOK_VCT_NODES).
+WIDE_THREAT_NODES = 100_000
+
 # The quiet threats of the threat search two attacker moves before the five: a move after which
 # the attacker would make two fives at once were it its turn (a win by no four at all).
 QUIET_FOURS_TWO_MOVES = 1
@@ -188,24 +194,37 @@ class Prover:
     def _renju(self) -> bool:
         return bool(self.board.state.meta[M_RULE] & RULE_RENJU)
 
-    def _threat_search(self, stones: int, quiet_fours: int = 0) -> tuple[int, int, bool]:
+    def _threat_search(self, stones: int, quiet_fours: int = 0,
+                       nodes: int = 0) -> tuple[int, int, bool]:
         """(plies, first move, False) of the attacker's win by threats on the board as it is,
         with the attacker to move, when it ends within the budget counting from ``stones``
         stones; else (0, -1, whether the search found no win at all and ran to its end: only
-        then is there no win by at most as many threats).  ``quiet_fours``: see ``vct``.  Each
-        search starts from an empty memo, so the win it finds is the one a fresh search (the
+        then is there no win by at most as many threats).  ``quiet_fours``: see ``vct``;
+        ``nodes``: the search's node limit (0: the limits' ``threat_nodes``).  Each search
+        starts from an empty memo, so the win it finds is the one a fresh search (the
         verifier's) finds within as many nodes, whatever was searched before."""
         threats = self._moves_left(stones)
         if threats <= 0:
             return 0, -1, True
+        limit = nodes or self.limits.threat_nodes
         forget_threats(self.search)
-        plies, cell = vct(self.board.state, self.search, self.attacker, threats,
-                          self.limits.threat_nodes, quiet_fours)
+        plies, cell = vct(self.board.state, self.search, self.attacker, threats, limit,
+                          quiet_fours)
         self.nodes += int(self.search.ctrl[C_TSS_NODES])
         if 0 < plies and stones + plies <= self.budget:
             return plies, cell, False
-        complete = self.search.ctrl[C_TSS_NODES] <= self.limits.threat_nodes
+        complete = self.search.ctrl[C_TSS_NODES] <= limit
         return 0, -1, bool(plies == 0 and complete)
+
+    def threat_win(self, nodes: int, passed: bool = False) -> int:
+        """Stones on the board at the end of the attacker's win by threats within the budget
+        (a threat search of ``nodes`` nodes from the board as it is, as a leaf's but wider),
+        or 0.  ``passed``: the defender is to move and passes (the skip's search): its real
+        reply will add a stone.  The attacker and the budget are those of the last
+        ``prove_tree``."""
+        stones = self._stones() + int(passed)
+        plies = self._threat_search(stones, nodes=nodes)[0]
+        return stones + plies if plies else 0
 
     def _threat_verdict_after_pass(self) -> tuple[bool, bool]:
         """The skip: the defender (to move, without a five) passes.  (Does the attacker win by

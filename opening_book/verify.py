@@ -22,7 +22,8 @@ from bot.core.threats import scan_threats, vct
 from opening_book.graph import Graph
 from opening_book.keys import from_canonical
 from opening_book.positions import position_board
-from opening_book.prover import QUIET_FOURS_TWO_MOVES, threat_search_state
+from opening_book.prover import (QUIET_FOURS_TWO_MOVES, WIDE_THREAT_NODES,
+                                 threat_search_state)
 
 
 @dataclass(frozen=True)
@@ -46,7 +47,7 @@ class Verdict:
 
 
 class Verifier:
-    def __init__(self, graph: Graph, threat_nodes: int = 20_000,
+    def __init__(self, graph: Graph, threat_nodes: int = WIDE_THREAT_NODES,
                  progress: Callable[[Verdict], None] | None = None, max_holes: int = 0) -> None:
         """``max_holes``: stop once this many are found (0: look for all of them)."""
         self.max_holes = max_holes
@@ -146,6 +147,6 @@ class Verifier:
         return longest
 
 
-def verify(graph: Graph, root: str | None = None, threat_nodes: int = 20_000,
+def verify(graph: Graph, root: str | None = None, threat_nodes: int = WIDE_THREAT_NODES,
            progress: Callable[[Verdict], None] | None = None, max_holes: int = 0) -> Verdict:
     return Verifier(graph, threat_nodes, progress, max_holes).run(root)

@@ -25,9 +25,9 @@ from tests.conftest import PURE_PYTHON
 pytestmark = pytest.mark.skipif(PURE_PYTHON, reason="proofs need the compiled kernels")
 
 # Black's four stones against White's corner: won within 17 stones, by a proof tree (not by the
-# threat search alone) when the threat search gets 40 nodes per leaf.
+# threat search alone) when the threat search gets 40 nodes per leaf (and no wider search).
 ROOT = "h8 a1 i8 a2 j9 a3 h9 a4"
-SETTINGS = builder.BuildSettings(rule=1, size=15, budget=17,
+SETTINGS = builder.BuildSettings(rule=1, size=15, budget=17, wide_threat_nodes=0,
                                  limits=ProverLimits(max_nodes=20_000, threat_nodes=40))
 VERIFY_NODES = 40  # as the build's: positions it could not close by threats must be vertices
 
@@ -277,6 +277,7 @@ def test_an_open_vertex_shared_by_two_branches_comes_with_the_first_of_them(
 
 # The same root with a prover too small to prove it in one job, and no engine search (its timed
 # choice would make the jobs depend on the clock).
+WIDE_NODES = 5000  # the wide threat search of a test build: it closes most replies of ROOT
 SMALL_JOBS = dataclasses.replace(SETTINGS, engine_ms=0, quick_nodes=0,
                                  limits=ProverLimits(max_nodes=300, threat_nodes=40))
 
@@ -296,6 +297,27 @@ def test_the_quick_proof_closes_the_replies_a_job_leaves_open(tmp_path: Path) ->
     builder.build(graph, quick, ROOT, builder.run_here, max_batches=1)
     assert root_vertex(graph).status == "proved" and graph.counts()["open"] == 0
     assert verify(graph, threat_nodes=VERIFY_NODES).holes == []
+
+
+def test_a_wide_threat_search_closes_the_replies_that_leave_the_attackers_threats_standing(
+        tmp_path: Path) -> None:
+    narrow = Graph(tmp_path / "narrow.sqlite", SMALL_JOBS.as_meta(ROOT))
+    builder.build(narrow, SMALL_JOBS, ROOT, builder.run_here, max_batches=1)
+    opened = narrow.counts()["open"]
+    assert opened >= 3
+    wide = dataclasses.replace(SMALL_JOBS, wide_threat_nodes=WIDE_NODES)
+    graph = Graph(tmp_path / "wide.sqlite", wide.as_meta(ROOT))
+    builder.build(graph, wide, ROOT, builder.run_here, max_batches=1)
+    vertex = root_vertex(graph)
+    assert vertex.move == root_vertex(narrow).move and vertex.threat_longest > 0
+    assert vertex.status == "proved"  # here every reply is won by threats or the prover
+    assert graph.counts()["open"] < opened
+    # the replies it closed are won by the verifier's threat searches when they are as wide
+    narrow_holes = verify(graph, threat_nodes=VERIFY_NODES).holes
+    assert any("not in the graph" in hole for hole in narrow_holes)
+    holes = verify(graph, threat_nodes=WIDE_NODES).holes
+    assert len(holes) == graph.counts()["open"]
+    assert all("open in the graph" in hole for hole in holes)
 
 
 def test_a_sweep_proves_the_open_vertices_left_by_jobs_without_the_quick_proof(

@@ -268,8 +268,7 @@ class Prover:
         if opp_fives == 1:  # the five must be blocked
             cells = [opp_five] if board.is_legal(*board.point(opp_five), colour) else []
         elif not node.attacker_to_move:  # every reply
-            cells = [board.cell(x, y) for x, y in board.empty_points()
-                     if board.is_legal(x, y, colour)]
+            cells = board.legal_cells(colour)
         elif board.ply == 0:  # the empty board: the centre (no stone to play near)
             cells = [board.cell(board.width // 2, board.height // 2)]
         else:

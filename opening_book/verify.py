@@ -127,9 +127,7 @@ class Verifier:
             return board.ply + 1
         longest: int | None = board.ply + 1
         defender = 3 - attacker
-        for rx, ry in list(board.empty_points()):
-            if not board.is_legal(rx, ry, defender):
-                continue
+        for rx, ry in [board.point(cell) for cell in board.legal_cells(defender)]:
             self.verdict.checked += 1
             if board.play(rx, ry, defender):
                 self._hole(board, "the defender makes five")

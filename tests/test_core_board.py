@@ -64,6 +64,10 @@ def test_kernels_agree_with_naive_twins(rule: int, size: tuple[int, int]) -> Non
         assert set(board.candidates()) == naive.candidates(pos)
         assert len(board.candidates()) == len(naive.candidates(pos))
         for colour in (naive.BLACK, naive.WHITE) if index % COUNT_EVERY == 0 else ():
+            legal = [board.cell(x, y) for y in range(height) for x in range(width)
+                     if (x, y) not in pos.stones
+                     and not (colour == naive.BLACK and rule & 4 and naive.foul(pos, x, y))]
+            assert board.legal_cells(colour) == legal
             words = [word([naive.shape(pos, x, y, colour, d) for d in range(4)])
                      for x, y in naive.candidates(pos)]
             sums = [int(CELL_VALUES[row, words].sum()) for row in range(2)]
@@ -190,6 +194,7 @@ def test_play_reports_wins_and_undo_restores_the_side_to_move() -> None:
     (lambda b: b.play(7, 7), OccupiedError),
     (lambda b: b.play(1, 1, 3), ValueError),
     (lambda b: b.play(1.5, 1), CoordinateError),
+    (lambda b: b.play(True, 1), CoordinateError),
     (lambda b: b.remove(0, 0), OccupiedError),
     (lambda b: b.setup([(1, 1, 1), (1, 1, 2)]), OccupiedError),
     (lambda b: b.setup([(1, 1, 1), (99, 1, 2)]), CoordinateError),

@@ -6,6 +6,7 @@ leaves the state unchanged on bad input; only then does it call the private kern
 
 from __future__ import annotations
 
+import functools
 import numbers
 from collections.abc import Iterable, Iterator
 
@@ -30,6 +31,10 @@ class Board:
         self.state: BoardState = new_state(
             _as_int(width), _as_int(width if height is None else height), _as_int(rule),
             cell_values)
+        # The geometry never changes: kept as plain ints, read at every move and cell lookup.
+        self._width = int(self.state.meta[M_WIDTH])
+        self._height = int(self.state.meta[M_HEIGHT])
+        self._stride = int(self.state.meta[M_STRIDE])
 
     def set_cell_values(self, cell_values: np.ndarray) -> None:
         """Evaluate with another table from now on (the sums are recounted)."""
@@ -39,11 +44,11 @@ class Board:
     # --- geometry ---------------------------------------------------------------------------
     @property
     def width(self) -> int:
-        return int(self.state.meta[M_WIDTH])
+        return self._width
 
     @property
     def height(self) -> int:
-        return int(self.state.meta[M_HEIGHT])
+        return self._height
 
     @property
     def rule(self) -> int:
@@ -55,14 +60,14 @@ class Board:
 
     def cell(self, x: int, y: int) -> int:
         """Padded index of (x, y); CoordinateError if it is off the board."""
-        if not (_is_int(x) and _is_int(y) and 0 <= x < self.width and 0 <= y < self.height):
+        if not ((type(x) is int and type(y) is int) or (_is_int(x) and _is_int(y))) or not (
+                0 <= x < self._width and 0 <= y < self._height):  # (plain ints: no ABC check)
             raise CoordinateError(f"({x},{y}) is off the {self.width}x{self.height} board")
-        return cell_index(int(x), int(y), int(self.state.meta[M_STRIDE]))
+        return cell_index(int(x), int(y), self._stride)
 
     def point(self, cell: int) -> Point:
         """(x, y) of a padded index."""
-        stride = int(self.state.meta[M_STRIDE])
-        return int(cell) % stride - PAD, int(cell) // stride - PAD
+        return int(cell) % self._stride - PAD, int(cell) // self._stride - PAD
 
     # --- position ---------------------------------------------------------------------------
     @property
@@ -165,10 +170,21 @@ class Board:
         return [p for p in self.empty_points() if self.foul(*p)]
 
     def empty_points(self) -> Iterator[Point]:
-        for y in range(self.height):
-            for x in range(self.width):
-                if self.state.board[self.cell(x, y)] == shapes.EMPTY:
-                    yield x, y
+        for cell in self.empty_cells():
+            yield self.point(cell)
+
+    def empty_cells(self) -> list[int]:
+        """Padded indices of the empty cells, row by row from (0, 0)."""
+        stones = self.state.board.tolist()
+        return [cell for cell in _board_cells(self._width, self._height, self._stride)
+                if stones[cell] == shapes.EMPTY]
+
+    def legal_cells(self, colour: int) -> list[int]:
+        """``empty_cells`` where ``colour`` may play (all of them but black's renju fouls)."""
+        cells = self.empty_cells()
+        if self.is_renju and _colour(colour) == shapes.BLACK:
+            return [cell for cell in cells if not moves.foul_kind(self.state, cell)]
+        return cells
 
     def candidates(self) -> list[Point]:
         """Empty cells within two of a stone, in the kernel's list order."""
@@ -190,6 +206,12 @@ class Board:
         """(smallest key over the symmetric images, the symmetry index that gives it)."""
         key, sym = moves.canonical_hash(self.state)
         return int(key), int(sym)
+
+
+@functools.cache
+def _board_cells(width: int, height: int, stride: int) -> tuple[int, ...]:
+    """Padded indices of every cell of the board, row by row."""
+    return tuple(cell_index(x, y, stride) for y in range(height) for x in range(width))
 
 
 def _is_int(value: object) -> bool:

@@ -141,6 +141,9 @@ def main(argv: list[str] | None = None) -> int:
                        help="nodes of the threat search given to each reply a job's move leaves "
                        "open when the attacker would win by threats even after a pass (0: "
                        "none; default %(default)s; verify needs --threat-nodes at least this)")
+    build.add_argument("--give-up-after", type=int, default=BuildSettings.give_up_after,
+                       help="a vertex near the budget fails once this many of its moves are "
+                       "excluded (0: only when all are refuted; default %(default)s)")
     add_limits(build)
 
     sweep = commands.add_parser(

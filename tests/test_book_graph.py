@@ -361,6 +361,18 @@ def test_a_vertex_whose_only_move_failed_fails_instead_of_playing_it_again() -> 
     assert vertex.status == "failed" and vertex.move is None
 
 
+def test_a_vertex_near_the_budget_with_enough_moves_excluded_fails() -> None:
+    # two corner cells excluded (never Black's move here): below the limit the job goes on
+    excluded = "0,14,"
+    for give_up_after, status in ((3, "expanded"), (2, "failed")):
+        settings = dataclasses.replace(SMALL_JOBS, give_up_after=give_up_after)
+        vertex = builder.work_on(ROOT, excluded, settings).records[-1][0]
+        assert (vertex.status, vertex.excluded) == (status, excluded)
+    # far from the budget the limit does not apply
+    far = dataclasses.replace(SMALL_JOBS, give_up_after=2, budget=35)
+    assert builder.work_on(ROOT, excluded, far).records[-1][0].status == "expanded"
+
+
 def test_the_sweep_command_takes_the_budget_and_root_of_the_graph(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "cli.sqlite"

@@ -137,10 +137,13 @@ class Graph:
         ``branch_moves`` moves (from the empty board: 2, one branch per reply to the first
         move); branches are finished one at a time, in ``branch_order``, and in a branch the
         most stones come first: one line is followed down until it is proved or fails, so
-        proofs (and failures, which send the parent to another move) come early.
-        ``branch_moves`` 0: the whole graph is one branch."""
+        proofs (and failures, which send the parent to another move) come early.  Among as many
+        stones, the most tried first: a vertex whose moves keep failing fails soonest that way
+        (``BuildSettings.give_up_after``), and with it the move above, instead of each of its
+        200-odd siblings being tried once, then each again.  ``branch_moves`` 0: the whole
+        graph is one branch."""
         rows = [_vertex(row) for row in self.db.execute(
-            "SELECT * FROM vertex WHERE status = 'open' ORDER BY stones DESC, attempts, key")]
+            "SELECT * FROM vertex WHERE status = 'open' ORDER BY stones DESC, attempts DESC, key")]
         if branch_moves:
             branches = self._open_branches(branch_moves)
             rows.sort(key=lambda vertex: branch_order(  # stable

@@ -258,6 +258,10 @@ def test_open_vertices_come_branch_by_branch_the_farthest_reply_first(tmp_path: 
                      "h8 i9 j10 a1 k11 a2", "h8 i9 j10 a1"]
     assert [v.moves for v in graph.open_vertices(2)] == ["h8 h9 g7 a3 b1 b2",
                                                          "h8 i9 j10 a1 k11 a2"]
+    with graph.db:  # among as many stones, the vertex tried most often first
+        graph.db.execute("UPDATE vertex SET attempts = 2 WHERE moves = 'h8 i9 j10 a1 k11 a2'")
+    assert [v.moves for v in graph.open_vertices(2)] == ["h8 i9 j10 a1 k11 a2",
+                                                         "h8 h9 g7 a3 b1 b2"]
 
 
 def test_an_open_vertex_shared_by_two_branches_comes_with_the_first_of_them(

@@ -134,6 +134,9 @@ def main(argv: list[str] | None = None) -> int:
     add_budget(build)
     add_run(build, batch=16)
     build.add_argument("--batches", type=int, default=0, help="stop after (0: no limit)")
+    build.add_argument("--branch", default="",
+                       help="build only this reply to the root's move (e.g. 'h8 h15', in any "
+                       "symmetry), not the branches in their order")
     build.add_argument("--engine-ms", type=int, default=300,
                        help="engine search that picks the attacker's move where the prover "
                        "finds no proof (0: proof numbers alone)")

@@ -132,7 +132,7 @@ class Graph:
         for row in self.db.execute(query, (status,) if status else ()):
             yield _vertex(row)
 
-    def open_vertices(self, limit: int, branch_moves: int = 0) -> list[Vertex]:
+    def open_vertices(self, limit: int, branch_moves: int = 0, only: str = "") -> list[Vertex]:
         """Open vertices to work on next.  A *branch* is the set of lines that share their first
         ``branch_moves`` moves (from the empty board: 2, one branch per reply to the first
         move); branches are finished one at a time, in ``branch_order``, and in a branch the
@@ -141,18 +141,22 @@ class Graph:
         stones, the most tried first: a vertex whose moves keep failing fails soonest that way
         (``BuildSettings.give_up_after``), and with it the move above, instead of each of its
         200-odd siblings being tried once, then each again.  ``branch_moves`` 0: the whole
-        graph is one branch."""
+        graph is one branch.  ``only``: the open vertices of that branch alone (a line of
+        ``branch_moves`` moves as the graph spells it), the shared ones with it."""
         rows = [_vertex(row) for row in self.db.execute(
             "SELECT * FROM vertex WHERE status = 'open' ORDER BY stones DESC, attempts DESC, key")]
         if branch_moves:
             branches = self._open_branches(branch_moves)
-            rows.sort(key=lambda vertex: branch_order(  # stable
-                branches.get(vertex.key) or branch(vertex, branch_moves)))
+            lines = {vertex.key: branches.get(vertex.key) or [branch(vertex, branch_moves)]
+                     for vertex in rows}
+            if only:
+                rows = [vertex for vertex in rows if only in lines[vertex.key]]
+            rows.sort(key=lambda vertex: branch_order(lines[vertex.key][0]))  # stable
         return rows[:limit]
 
-    def _open_branches(self, branch_moves: int) -> dict[int, str]:
-        """Per open vertex, the first (in ``branch_order``) of the branches whose lines lead to
-        it through the replies: a vertex shared by transposition belongs to each of them, not
+    def _open_branches(self, branch_moves: int) -> dict[int, list[str]]:
+        """Per open vertex, the branches whose lines lead to it through the replies, first in
+        ``branch_order`` first: a vertex shared by transposition belongs to each of them, not
         only to the one its move list names."""
         rows = self.db.execute(
             "WITH RECURSIVE up(key, ancestor) AS ("
@@ -161,13 +165,10 @@ class Graph:
             " JOIN vertex p ON p.key = r.parent WHERE p.stones >= ?)"
             " SELECT up.key, v.moves FROM up JOIN vertex v ON v.key = up.ancestor"
             " WHERE v.stones = ?", (branch_moves, branch_moves))
-        first: dict[int, str] = {}
+        found: dict[int, set[str]] = {}
         for key, moves in rows:
-            line = " ".join(moves.split()[:branch_moves])
-            key = unsigned(key)
-            if key not in first or branch_order(line) < branch_order(first[key]):
-                first[key] = line
-        return first
+            found.setdefault(unsigned(key), set()).add(" ".join(moves.split()[:branch_moves]))
+        return {key: sorted(lines, key=branch_order) for key, lines in found.items()}
 
     def unseen_open_vertices(self, limit: int) -> list[Vertex]:
         """Open vertices no job has worked on (attempts 0), the most stones first."""

@@ -60,8 +60,7 @@ class Board:
 
     def cell(self, x: int, y: int) -> int:
         """Padded index of (x, y); CoordinateError if it is off the board."""
-        if not ((type(x) is int and type(y) is int) or (_is_int(x) and _is_int(y))) or not (
-                0 <= x < self._width and 0 <= y < self._height):  # (plain ints: no ABC check)
+        if not (_is_int(x) and _is_int(y) and 0 <= x < self._width and 0 <= y < self._height):
             raise CoordinateError(f"({x},{y}) is off the {self.width}x{self.height} board")
         return cell_index(int(x), int(y), self._stride)
 
@@ -215,7 +214,9 @@ def _board_cells(width: int, height: int, stride: int) -> tuple[int, ...]:
 
 
 def _is_int(value: object) -> bool:
-    return not isinstance(value, bool) and isinstance(value, numbers.Integral)
+    """A whole number but not a bool (a plain int first: the ABC check is slow)."""
+    return type(value) is int or (
+        not isinstance(value, bool) and isinstance(value, numbers.Integral))
 
 
 def _as_int(value: object) -> int:

@@ -27,6 +27,9 @@ FOLDER = Path(os.environ.get("SENTE_NATIVE_DIR") or HERE / "compiled")
 LIBRARY = FOLDER / f"libsente_kernels{SUFFIX}"
 MANIFEST = FOLDER / "kernels.json"
 MAX_DIMS = 4  # shape slots per array in a tuple's shape buffer
+UINT64_MASK = (1 << 64) - 1  # a C int64 result read back as the uint64 it holds
+_POINTER = ctypes.c_void_p
+_C_INTEGER = {"int64": ctypes.c_int64, "bool": ctypes.c_int64, "uint64": ctypes.c_uint64}
 BACKENDS = ("auto", "jit", "native")
 FROZEN = bool(getattr(sys, "frozen", False))  # a PyInstaller executable
 
@@ -116,41 +119,82 @@ class Library:
                                   "of it to bot.warmup and rebuild (python build/aot.py)")
             return missing
         function = getattr(self.handle, entry["symbol"])
-        arguments, result = entry["arguments"], entry["result"]
+        kinds = [argument["kind"] for argument in entry["arguments"]]
+        result = entry["result"]
+        # Declared C types let ctypes convert plain and numpy integers itself (faster than
+        # making a c_int64 per argument); a tuple of arrays or an array is two pointers.
+        c_types: list[Any] = []
+        for kind in kinds:
+            c_types += (_POINTER, _POINTER) if kind in ("arrays", "array") else [_C_INTEGER[kind]]
+        if result["kind"] == "tuple":
+            c_types.append(_POINTER)
+        function.argtypes = c_types
         function.restype = (None if result["kind"] in ("void", "tuple") else ctypes.c_int64)
+        invoke = self._invoker(function, kinds)
+        if result["kind"] in ("void", "int64"):
+            return invoke
+        if result["kind"] == "bool":
+            return lambda *args: invoke(*args) != 0
+        if result["kind"] == "uint64":
+            return lambda *args: invoke(*args) & UINT64_MASK
+        items = result["items"]
+        out_type = ctypes.c_int64 * len(items)
+        bools = [i for i, item in enumerate(items) if item["kind"] == "bool"]
+        unsigned = [i for i, item in enumerate(items) if item["kind"] == "uint64"]
 
-        def call(*args: Any) -> Any:
+        def tuple_result(*args: Any) -> Any:
+            out = out_type()
+            invoke(*args, out)
+            values = out[:]
+            for i in bools:
+                values[i] = values[i] != 0
+            for i in unsigned:
+                values[i] &= UINT64_MASK
+            return tuple(values)
+        return tuple_result
+
+    def _invoker(self, function: Any, kinds: list[str]) -> Callable[..., Any]:
+        """A function of the Python arguments (and, last, a tuple result's buffer) that calls
+        ``function`` with them in C form.  The common shapes, one or two tuples of arrays then
+        integers, have their own, without a loop over the arguments: each keeps the tuples it
+        packed last (a kernel is called with the same state again and again)."""
+        pack = self._tuple
+
+        def any_arguments(*args: Any) -> Any:
             c_args: list[Any] = []
-            for value, argument in zip(args, arguments):
-                kind = argument["kind"]
+            for value, kind in zip(args, kinds):
                 if kind == "arrays":
-                    packed = self._tuple(value)
-                    c_args += [packed.pointers, packed.shapes]
+                    packed = pack(value)
+                    c_args += (packed.pointers, packed.shapes)
                 elif kind == "array":
-                    shape = (ctypes.c_int64 * MAX_DIMS)(*value.shape)
-                    c_args += [ctypes.c_void_p(value.ctypes.data), shape]
-                elif kind == "uint64":
-                    c_args.append(ctypes.c_uint64(int(value)))
+                    c_args += (value.ctypes.data, (ctypes.c_int64 * MAX_DIMS)(*value.shape))
                 else:
-                    c_args.append(ctypes.c_int64(int(value)))
-            if result["kind"] == "tuple":
-                out = (ctypes.c_int64 * len(result["items"]))()
-                function(*c_args, out)
-                return tuple(_convert(v, item) for v, item in zip(out, result["items"]))
-            value = function(*c_args)
-            return None if result["kind"] == "void" else _convert(value, result)
+                    c_args.append(int(value))  # (a numpy bool or a whole float too)
+            c_args += args[len(kinds):]  # a tuple result's buffer
+            return function(*c_args)
 
-        call.__name__ = qualified.rsplit(".", 1)[1]
-        return call
+        tuples = next((i for i, kind in enumerate(kinds) if kind != "arrays"), len(kinds))
+        if tuples > 2 or not all(kind in ("int64", "uint64") for kind in kinds[tuples:]):
+            return any_arguments
+        last: list[_Arrays | None] = [None, None]  # the tuples this kernel packed last
 
-
-def _convert(value: int, description: dict[str, Any]) -> Any:
-    kind = description["kind"]
-    if kind == "bool":
-        return bool(value)
-    if kind == "uint64":
-        return value & 0xFFFFFFFFFFFFFFFF
-    return int(value)
+        def tuples_then_integers(*args: Any) -> Any:
+            try:
+                if tuples == 0:
+                    return function(*args)
+                first = last[0]
+                if first is None or first.value is not args[0]:
+                    first = last[0] = pack(args[0])
+                if tuples == 1:
+                    return function(first.pointers, first.shapes, *args[1:])
+                second = last[1]
+                if second is None or second.value is not args[1]:
+                    second = last[1] = pack(args[1])
+                return function(first.pointers, first.shapes, second.pointers, second.shapes,
+                                *args[2:])
+            except ctypes.ArgumentError:  # an integer ctypes does not take as it is
+                return any_arguments(*args)
+        return tuples_then_integers
 
 
 @cache
@@ -159,15 +203,8 @@ def library() -> Library:
 
 
 def kernel(func: Callable[..., Any]) -> Callable[..., Any]:
-    """The native version of a kernel function (resolved at its first call)."""
-    qualified = f"{func.__module__}.{func.__name__}"
-    resolved: list[Callable[..., Any]] = []
-
-    def call(*args: Any) -> Any:
-        if not resolved:
-            resolved.append(library().kernel(qualified))
-        return resolved[0](*args)
-
+    """The native version of a kernel function (the library is loaded with the first)."""
+    call = library().kernel(f"{func.__module__}.{func.__name__}")
     call.__name__ = func.__name__
     call.__doc__ = func.__doc__
     return call

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from bot.config import Config
 from bot.core.board import Board
 from bot.core.movepick import generate_moves
+from bot.core.moves import make, unmake
 from bot.core.searchstate import C_TSS_NODES, SearchState, forget_threats, new_search_state
 from bot.core.shapes import BLACK
 from bot.core.state import M_RULE, RULE_RENJU
@@ -293,12 +294,12 @@ class Prover:
             if not examine:
                 node.children.append(child)
                 continue
-            board.play(*board.point(cell), colour)
+            make(board.state, cell, colour)  # (a legal move: the win checks are the leaf tests')
             if child.attacker_to_move:
                 self._close_attacker_node(child)
             else:
                 self._close_defender_node(child)
-            board.undo()
+            unmake(board.state)
             node.children.append(child)
         self._update(node)
 
@@ -367,12 +368,12 @@ class Prover:
                     node = min(children, key=lambda c: c.pn)
                 else:
                     node = min(children, key=lambda c: c.dn)
-                board.play(*board.point(node.cell),
-                           self.attacker if not node.attacker_to_move else 3 - self.attacker)
+                make(board.state, node.cell,
+                     self.attacker if not node.attacker_to_move else 3 - self.attacker)
                 path.append(node)
             self.expand(node)
             for ancestor in reversed(path[:-1]):
-                board.undo()
+                unmake(board.state)
                 self._update(ancestor)
         return root
 

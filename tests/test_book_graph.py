@@ -203,7 +203,8 @@ def test_the_engine_with_the_book_wins_every_game_against_a_random_opponent(
             assert set(causes) == {"book"}, causes
 
 
-PROVED_SECOND_MOVES = ["h8 a15", "h8 b15", "h8 c15", "h8 d15", "h8 e15", "h8 f15"]  # so far
+PROVED_SECOND_MOVES = ["h8 a15", "h8 b15", "h8 c15", "h8 d15", "h8 e15", "h8 f15",
+                      "h8 h15", "h8 e14", "h8 g14", "h8 h14"]  # so far
 
 
 @pytest.mark.parametrize("line", PROVED_SECOND_MOVES)

@@ -187,7 +187,6 @@ def test_quiet_threats_find_the_published_first_move_of_a_puzzle_that_opens_quie
     assert board.cell_class(*board.point(cell), attacker) < C_OPEN_THREE
 
 
-
 @pytest.mark.skipif(PURE_PYTHON, reason="a million threat nodes take minutes as plain Python")
 def test_the_deepening_with_quiet_threats_does_not_hold_up_a_win_by_threes_and_fours() -> None:
     """quintet-16: Black wins by seven threats, fours and threes alone.  With quiet threats
@@ -206,6 +205,7 @@ def test_the_deepening_with_quiet_threats_does_not_hold_up_a_win_by_threes_and_f
     assert found[0][0] > 0 and found[1] == found[0]
     assert list(board.point(found[0][1])) in case["answers"]["winning_first_moves_known"]
     assert nodes[1] <= nodes[0] * (1 + 2 / threats.QUIET_SHARE)
+
 
 def test_the_engine_plays_a_threat_win_found_before_the_main_search() -> None:
     case = next(c for c in all_puzzles("vct") if c["id"] == "quintet-09")

@@ -812,7 +812,8 @@ def vct_plies(st: BoardState, ss: SearchState, colour: int, threats: int, node_l
     ctrl[C_TSS_MOVE] = -1
     ss.killers[first_ply:, 0] = -1  # borrowed: the last winning move per ply
     plies = 0
-    plain, wide = 0, 1 if quiet_fours > 0 else threats  # the depths each deepening has done
+    plain = 0  # the depths each deepening has searched (the wide one starts at two threats;
+    wide = 1 if quiet_fours > 0 else threats  # without quiet threats it has nothing to do)
     plain_nodes, wide_nodes = 0, 0
     while plies == 0 and ctrl[C_TSS_NODES] <= node_limit and (plain < threats or wide < plain):
         before = ctrl[C_TSS_NODES]

@@ -19,7 +19,7 @@ in flight.  Dask is the ``book`` extra: the brain never imports this module.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Protocol, TypeVar
 
@@ -312,17 +312,17 @@ Progress = Callable[[dict[str, int], float], None]  # (vertex counts, seconds so
 
 def build(graph: Graph, settings: BuildSettings, root: str, runner: Runner, *,
           seconds: float = 0.0, batch: int = 8, max_batches: int = 0, cores: int = 1,
-          progress: Progress | None = None, branch: str = "") -> dict[str, int]:
+          progress: Progress | None = None, branches: Sequence[str] = ()) -> dict[str, int]:
     """Grow the graph from ``root`` (a move list, attacker to move) until it is proved, the
     time (``seconds``, 0: none) or the batches (``max_batches``, 0: none) run out; one branch
     (the defender's reply to the root's move) at a time (Graph.open_vertices), or only
-    ``branch`` (its line as the graph spells it).  ``cores``: the worker processes, for the
+    ``branches`` (their lines as the graph spells them), in that order.  ``cores``: the worker processes, for the
     computation recorded with each batch."""
     board = position_board(root, settings.size, settings.rule)
     with graph.db:
         graph.add_open(board.canonical_key()[0], root, board.ply)
     return _run_batches(graph, settings, root, runner, work_on,
-                        lambda: graph.open_vertices(batch, board.ply + 2, branch),
+                        lambda: graph.open_vertices(batch, board.ply + 2, branches),
                         seconds, max_batches, cores, progress)
 
 

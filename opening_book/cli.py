@@ -134,9 +134,10 @@ def main(argv: list[str] | None = None) -> int:
     add_budget(build)
     add_run(build, batch=16)
     build.add_argument("--batches", type=int, default=0, help="stop after (0: no limit)")
-    build.add_argument("--branch", default="",
+    build.add_argument("--branch", action="append", default=[],
                        help="build only this reply to the root's move (e.g. 'h8 h15', in any "
-                       "symmetry), not the branches in their order")
+                       "symmetry), not the branches in their order; given more than once, "
+                       "those replies one after another in the order given")
     build.add_argument("--engine-ms", type=int, default=300,
                        help="engine search that picks the attacker's move where the prover "
                        "finds no proof (0: proof numbers alone)")

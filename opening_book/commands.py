@@ -42,7 +42,7 @@ def build(db: Path, args: argparse.Namespace, limits: ProverLimits) -> int:
     except BoardError as error:
         raise SystemExit(f"sente-book: --root: {error}") from None
     graph = open_graph(db, args)
-    branch = branch_line(graph, args) if args.branch else ""
+    branches = [branch_line(graph, args, line) for line in args.branch]
     settings = builder.BuildSettings(args.rule, args.size, args.budget, limits, args.engine_ms,
                                      quick_nodes=args.quick_nodes,
                                      wide_threat_nodes=args.wide_threat_nodes,
@@ -50,20 +50,20 @@ def build(db: Path, args: argparse.Namespace, limits: ProverLimits) -> int:
     return _grow(graph, args, "building", lambda runner, progress: builder.build(
         graph, settings, args.root, runner, seconds=args.minutes * 60, batch=args.batch,
         max_batches=args.batches, progress=progress, cores=max(1, args.workers),
-        branch=branch))
+        branches=branches))
 
 
-def branch_line(graph: Graph, args: argparse.Namespace) -> str:
-    """The line of ``--branch`` as the graph spells it (the vertex it names may have been
+def branch_line(graph: Graph, args: argparse.Namespace, line: str) -> str:
+    """A ``--branch`` ``line`` as the graph spells it (the vertex it names may have been
     reached in another symmetry); SystemExit unless it is a vertex two moves below the root."""
     root = position_board(args.root, args.size, args.rule)
     try:
-        board = position_board(args.branch, args.size, args.rule)
+        board = position_board(line, args.size, args.rule)
     except BoardError as error:
         raise SystemExit(f"sente-book: --branch: {error}") from None
     vertex = graph.vertex(board.canonical_key()[0])
     if board.ply != root.ply + 2 or board.moves()[:root.ply] != root.moves() or vertex is None:
-        raise SystemExit(f"sente-book: --branch {args.branch!r} is no reply to the root's move "
+        raise SystemExit(f"sente-book: --branch {line!r} is no reply to the root's move "
                          "in the graph")
     return vertex.moves
 

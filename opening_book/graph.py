@@ -26,7 +26,7 @@ from __future__ import annotations
 import sqlite3
 import struct
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -132,7 +132,8 @@ class Graph:
         for row in self.db.execute(query, (status,) if status else ()):
             yield _vertex(row)
 
-    def open_vertices(self, limit: int, branch_moves: int = 0, only: str = "") -> list[Vertex]:
+    def open_vertices(self, limit: int, branch_moves: int = 0,
+                      only: Sequence[str] = ()) -> list[Vertex]:
         """Open vertices to work on next.  A *branch* is the set of lines that share their first
         ``branch_moves`` moves (from the empty board: 2, one branch per reply to the first
         move); branches are finished one at a time, in ``branch_order``, and in a branch the
@@ -141,17 +142,21 @@ class Graph:
         stones, the most tried first: a vertex whose moves keep failing fails soonest that way
         (``BuildSettings.give_up_after``), and with it the move above, instead of each of its
         200-odd siblings being tried once, then each again.  ``branch_moves`` 0: the whole
-        graph is one branch.  ``only``: the open vertices of that branch alone (a line of
-        ``branch_moves`` moves as the graph spells it), the shared ones with it."""
+        graph is one branch.  ``only``: the open vertices of these branches alone (lines of
+        ``branch_moves`` moves as the graph spells them), the shared ones with them, the
+        branches in the order given instead of ``branch_order``."""
         rows = [_vertex(row) for row in self.db.execute(
             "SELECT * FROM vertex WHERE status = 'open' ORDER BY stones DESC, attempts DESC, key")]
         if branch_moves:
             branches = self._open_branches(branch_moves)
             lines = {vertex.key: branches.get(vertex.key) or [branch(vertex, branch_moves)]
                      for vertex in rows}
+            rank = {line: i for i, line in enumerate(only)}
             if only:
-                rows = [vertex for vertex in rows if only in lines[vertex.key]]
-            rows.sort(key=lambda vertex: branch_order(lines[vertex.key][0]))  # stable
+                rows = [vertex for vertex in rows if rank.keys() & set(lines[vertex.key])]
+            rows.sort(key=lambda vertex: (  # stable
+                min(rank.get(line, len(rank)) for line in lines[vertex.key]),
+                branch_order(lines[vertex.key][0])))
         return rows[:limit]
 
     def _open_branches(self, branch_moves: int) -> dict[int, list[str]]:

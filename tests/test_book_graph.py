@@ -263,8 +263,11 @@ def test_open_vertices_come_branch_by_branch_the_farthest_reply_first(tmp_path: 
         graph.db.execute("UPDATE vertex SET attempts = 2 WHERE moves = 'h8 i9 j10 a1 k11 a2'")
     assert [v.moves for v in graph.open_vertices(2)] == ["h8 i9 j10 a1 k11 a2",
                                                          "h8 h9 g7 a3 b1 b2"]
-    only = graph.open_vertices(10, branch_moves=2, only="h8 h9")  # one branch alone
+    only = graph.open_vertices(10, branch_moves=2, only=["h8 h9"])  # one branch alone
     assert [v.moves for v in only] == ["h8 h9 g7 a3 b1 b2", "h8 h9 g7 a2 b3", "h8 h9 g7 a1"]
+    two = graph.open_vertices(10, branch_moves=2, only=["h8 i9", "h8 h9"])  # in this order
+    assert [v.moves for v in two] == ["h8 i9 j10 a1 k11 a2", "h8 i9 j10 a1", "h8 h9 g7 a3 b1 b2",
+                                      "h8 h9 g7 a2 b3", "h8 h9 g7 a1"]
 
 
 def test_an_open_vertex_shared_by_two_branches_comes_with_the_first_of_them(
@@ -280,8 +283,9 @@ def test_an_open_vertex_shared_by_two_branches_comes_with_the_first_of_them(
         graph.db.execute("UPDATE vertex SET status = 'expanded' WHERE stones = 2")
     order = [vertex.key for vertex in graph.open_vertices(10, branch_moves=2)]
     assert order == [9, 3]
-    assert [v.key for v in graph.open_vertices(10, 2, only="h8 c14")] == [9, 3]
-    assert [v.key for v in graph.open_vertices(10, 2, only="h8 c15")] == [9]
+    assert [v.key for v in graph.open_vertices(10, 2, only=["h8 c14"])] == [9, 3]
+    assert [v.key for v in graph.open_vertices(10, 2, only=["h8 c15"])] == [9]
+    assert [v.key for v in graph.open_vertices(10, 2, only=["h8 c15", "h8 c14"])] == [9, 3]
 
 
 # The same root with a prover too small to prove it in one job, and no engine search (its timed
@@ -382,7 +386,7 @@ def test_a_vertex_near_the_budget_with_enough_moves_excluded_fails() -> None:
     assert builder.work_on(ROOT, excluded, far).records[-1][0].status == "expanded"
 
 
-def test_the_build_command_builds_one_branch_when_asked(tmp_path: Path) -> None:
+def test_the_build_command_builds_the_branches_asked_for_in_their_order(tmp_path: Path) -> None:
     path = tmp_path / "branch.sqlite"
     graph = Graph(path, SMALL_JOBS.as_meta(ROOT))
     builder.build(graph, SMALL_JOBS, ROOT, builder.run_here, max_batches=1)
@@ -393,7 +397,7 @@ def test_the_build_command_builds_one_branch_when_asked(tmp_path: Path) -> None:
     args = ["build", "--db", str(path), "--root", ROOT, "--budget", "17", "--workers", "0",
             "--batches", "1", "--batch", "1", "--engine-ms", "0", "--quick-nodes", "0",
             "--max-nodes", "300", "--threat-nodes", "40", "--wide-threat-nodes", "0"]
-    assert cli.main(args + ["--branch", last]) == 0
+    assert cli.main(args + ["--branch", last, "--branch", branches[0]]) == 0
     worked = [v for v in Graph(path).vertices() if v.attempts and v.stones > 8]
     assert worked and all(v.moves.startswith(last) for v in worked)
     with pytest.raises(SystemExit, match="no reply to the root"):

@@ -87,6 +87,11 @@ class Work:
 
     records: list[tuple[Vertex, list[tuple[int, str, int]]]] = field(default_factory=list)
 
+    def fails(self) -> bool:
+        """Whether the job gave a vertex up: the move above it is then excluded and its
+        sibling vertices dropped, so the batch's later jobs are likely wasted."""
+        return any(vertex.status == "failed" for vertex, _ in self.records)
+
 
 @dataclass
 class Replies:
@@ -268,16 +273,27 @@ JobResult = TypeVar("JobResult")  # what a job gives back: Work, or a reproof's 
 Job = Callable[[str, str, BuildSettings], JobResult]  # (moves, excluded, settings): work_on, ...
 
 
+Until = Callable[[JobResult], bool]  # a result after which a batch's later jobs are not wanted
+
+
 class Runner(Protocol):
-    """Runs one job per (moves, excluded) pair, and gives their results in order."""
+    """Runs one job per (moves, excluded) pair, and gives their results in order; with
+    ``until``, only up to the first result it holds for (the later jobs are dropped, those
+    already running finish unread)."""
 
     def __call__(self, job: Job[JobResult], jobs: list[tuple[str, str]],
-                 settings: BuildSettings) -> list[JobResult]: ...
+                 settings: BuildSettings,
+                 until: Until[JobResult] | None = None) -> list[JobResult]: ...
 
 
-def run_here(job: Job[JobResult], jobs: list[tuple[str, str]],
-             settings: BuildSettings) -> list[JobResult]:
-    return [job(moves, excluded, settings) for moves, excluded in jobs]
+def run_here(job: Job[JobResult], jobs: list[tuple[str, str]], settings: BuildSettings,
+             until: Until[JobResult] | None = None) -> list[JobResult]:
+    results = []
+    for moves, excluded in jobs:
+        results.append(job(moves, excluded, settings))
+        if until is not None and until(results[-1]):
+            break
+    return results
 
 
 def dask_runner(scheduler: str | None, workers: int) -> tuple[Runner, Callable[[], None]]:
@@ -293,11 +309,19 @@ def dask_runner(scheduler: str | None, workers: int) -> tuple[Runner, Callable[[
                                dashboard_address=":0")  # any free port: builds may overlap
         client = Client(cluster)
 
-    def run(job: Job[JobResult], jobs: list[tuple[str, str]],
-            settings: BuildSettings) -> list[JobResult]:
+    def run(job: Job[JobResult], jobs: list[tuple[str, str]], settings: BuildSettings,
+            until: Until[JobResult] | None = None) -> list[JobResult]:
         futures = client.map(job, [m for m, _ in jobs], [e for _, e in jobs],
                              settings=settings, pure=False)
-        return list(client.gather(futures))
+        if until is None:
+            return list(client.gather(futures))
+        results = []
+        for i, future in enumerate(futures):  # in order: the same results as run_here's
+            results.append(future.result())
+            if until(results[-1]):
+                client.cancel(futures[i + 1:])
+                break
+        return results
 
     def close() -> None:
         client.close()
@@ -323,7 +347,7 @@ def build(graph: Graph, settings: BuildSettings, root: str, runner: Runner, *,
         graph.add_open(board.canonical_key()[0], root, board.ply)
     return _run_batches(graph, settings, root, runner, work_on,
                         lambda: graph.open_vertices(batch, board.ply + 2, branches),
-                        seconds, max_batches, cores, progress)
+                        seconds, max_batches, cores, progress, until=Work.fails)
 
 
 def sweep(graph: Graph, settings: BuildSettings, root: str, runner: Runner, *,
@@ -340,9 +364,12 @@ def sweep(graph: Graph, settings: BuildSettings, root: str, runner: Runner, *,
 
 def _run_batches(graph: Graph, settings: BuildSettings, root: str, runner: Runner, job: Job[Work],
                  next_batch: Callable[[], list[Vertex]], seconds: float, max_batches: int,
-                 cores: int, progress: Progress | None) -> dict[str, int]:
+                 cores: int, progress: Progress | None,
+                 until: Callable[[Work], bool] | None = None) -> dict[str, int]:
     """Run ``job`` on each batch of vertices ``next_batch`` gives, writing each batch, until
-    none is left, the time or the batches run out (0: no limit)."""
+    none is left, the time or the batches run out (0: no limit).  With ``until``, a batch
+    ends at the first job (in the batch's order) it holds for: the vertices after it stay as
+    they were, for a later batch."""
     root_key = position_board(root, settings.size, settings.rule).canonical_key()[0]
     start = time.perf_counter()
     batches = 0
@@ -351,7 +378,7 @@ def _run_batches(graph: Graph, settings: BuildSettings, root: str, runner: Runne
         if not pending:
             break
         batch_start = time.perf_counter()
-        works = runner(job, [(v.moves, v.excluded) for v in pending], settings)
+        works = runner(job, [(v.moves, v.excluded) for v in pending], settings, until)
         write(graph, works, {v.key: v.attempts for v in pending}, root_key,
               (time.perf_counter() - batch_start) * cores)
         batches += 1

@@ -386,6 +386,22 @@ def test_a_vertex_near_the_budget_with_enough_moves_excluded_fails() -> None:
     assert builder.work_on(ROOT, excluded, far).records[-1][0].status == "expanded"
 
 
+@pytest.mark.parametrize("workers", [0, 2])
+def test_a_batch_ends_at_the_first_job_that_gives_a_vertex_up(workers: int) -> None:
+    # the second job fails (two moves excluded near the budget): the two after it are dropped
+    settings = dataclasses.replace(SMALL_JOBS, give_up_after=2)
+    jobs = [(ROOT, ""), (ROOT, "0,14,"), (ROOT, ""), (ROOT, "")]
+    runner, close = (builder.dask_runner(None, workers) if workers
+                     else (builder.run_here, lambda: None))
+    try:
+        until = runner(builder.work_on, jobs, settings, builder.Work.fails)
+        every = runner(builder.work_on, jobs, settings)
+    finally:
+        close()
+    assert [work.fails() for work in until] == [False, True]
+    assert [work.fails() for work in every] == [False, True, False, False]
+
+
 def test_the_build_command_builds_the_branches_asked_for_in_their_order(tmp_path: Path) -> None:
     path = tmp_path / "branch.sqlite"
     graph = Graph(path, SMALL_JOBS.as_meta(ROOT))

@@ -52,6 +52,13 @@ class BuildSettings:
     # most of the replies the threat search leaves open 10 to 26 stones deep (a quiet move,
     # then threats) in about 0.01 s each, and few of those with 4 to 8 stones.
     quick_nodes: int = 1000
+    # ... and the quick proof's tree and threat-search nodes in all (0: no limit): its threat
+    # searches of up to ``limits.threat_nodes`` each made some quick proofs a few stones from
+    # the empty board cost seconds (1.7 M nodes), 200-odd of them per move a job expands, one
+    # job an hour; the quick proofs that succeed need far less (199 of 200 proved vertices
+    # 6-28 stones deep proved again: median 4.9 k nodes, 99th percentile 61 k, the most 363 k).
+    # Fewer keeps a job short, more lets a slow quick proof finish.
+    quick_work: int = 300_000
     # Threat-search nodes for the defender's replies to a job's move when its leaf search (the
     # limits' threat_nodes) leaves them open and the attacker would win by threats even if the
     # defender passed, found by a search this wide (0: never): then most replies, those that
@@ -70,8 +77,10 @@ class BuildSettings:
     give_up_after: int = 6
 
     def quick_limits(self) -> ProverLimits:
-        """The quick proof's limits: the build's, with ``quick_nodes`` tree nodes, no clock."""
-        return replace(self.limits, max_nodes=self.quick_nodes, max_seconds=0.0)
+        """The quick proof's limits: the build's, with ``quick_nodes`` tree nodes and
+        ``quick_work`` nodes in all, no clock."""
+        return replace(self.limits, max_nodes=self.quick_nodes, max_seconds=0.0,
+                       max_work=self.quick_work)
 
     def as_meta(self, root: str) -> dict[str, str]:
         return {"rule": str(self.rule), "size": str(self.size), "budget": str(self.budget),

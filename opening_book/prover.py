@@ -111,6 +111,9 @@ class ProverLimits:
     # Wall-clock limit (0: none), checked before each expansion and, at a defender node, before
     # each reply's threat search (the replies left then are tried only if the search comes back).
     max_seconds: float = 0.0
+    # Tree and threat-search nodes in all (0: none), checked where the clock is: a bound on the
+    # search's cost that, unlike the clock, gives the same answer on any machine.
+    max_work: int = 0
     # The defender's pass tried before its replies (see the module docstring): the same wins
     # for one threat search instead of one per cell wherever the pass does not lose.  Off only
     # to compare.
@@ -286,7 +289,7 @@ class Prover:
                 node.disprove()
                 return
         for cell in cells:
-            if examine and not node.attacker_to_move and self._past_deadline():
+            if examine and not node.attacker_to_move and self._spent():
                 examine = False  # the rest as after a skip: tried when the search comes back
             child = Node(cell, not node.attacker_to_move, examined=examine)
             self.nodes += 1
@@ -358,7 +361,7 @@ class Prover:
         self._close_attacker_node(root)
         while not (root.proved or root.disproved):
             if root.children is not None and (  # the root is always expanded once
-                    self.tree_nodes >= self.limits.max_nodes or self._past_deadline()):
+                    self.tree_nodes >= self.limits.max_nodes or self._spent()):
                 break
             path = [root]
             node = root
@@ -377,8 +380,10 @@ class Prover:
                 self._update(ancestor)
         return root
 
-    def _past_deadline(self) -> bool:
-        return self.deadline is not None and time.perf_counter() > self.deadline
+    def _spent(self) -> bool:
+        """The clock (``max_seconds``) or the work (``max_work``) has run out."""
+        return ((self.deadline is not None and time.perf_counter() > self.deadline)
+                or 0 < self.limits.max_work <= self.nodes)
 
     @staticmethod
     def first_move(node: Node) -> int:

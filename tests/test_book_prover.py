@@ -180,6 +180,22 @@ def test_the_skip_defers_the_replies_where_the_pass_does_not_lose() -> None:
     assert 4 * work[True] < work[False]
 
 
+def test_the_work_limit_stops_the_search_at_the_same_point_every_time() -> None:
+    board = Board(15, 15, 1)
+    for x, y in [(7, 7), (7, 8), (7, 5), (6, 9), (6, 4), (13, 6)]:  # h8 h9 h6 g10 g5 n7
+        board.play(x, y, board.side_to_move())
+    unlimited = Prover(board, ProverLimits(max_nodes=6_000, threat_nodes=200))
+    unlimited.prove_tree(35)
+    limit = unlimited.nodes // 4
+    stops = []
+    for _ in range(2):
+        prover = Prover(board, ProverLimits(max_nodes=6_000, threat_nodes=200, max_work=limit))
+        root = prover.prove_tree(35)
+        assert not root.proved and prover.tree_nodes < 6_000
+        stops.append((prover.nodes, prover.tree_nodes))
+    assert stops[0] == stops[1] and limit <= stops[0][0] < 2 * limit
+
+
 def test_a_threat_leaf_is_found_again_within_the_same_nodes_whatever_came_before() -> None:
     """A leaf's threat search starts from an empty memo: proving the same position a second
     time costs exactly as many nodes (a memo kept from the first would make the second short,

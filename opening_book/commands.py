@@ -4,6 +4,7 @@ merge."""
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -80,7 +81,8 @@ def sweep(db: Path, args: argparse.Namespace, limits: ProverLimits) -> int:
 def _grow(graph: Graph, args: argparse.Namespace, title: str,
           run: Callable[[builder.Runner, builder.Progress], dict[str, int]]) -> int:
     """Run a build or a sweep (``run``) on Dask workers or in this process, with a progress
-    bar; an interrupt keeps every batch written before it."""
+    bar; an interrupt (SIGINT, or SIGTERM, even when the shell started it in the background
+    with SIGINT ignored) keeps every batch written before it."""
     if args.workers > 0 or args.scheduler:
         runner, close = builder.dask_runner(args.scheduler, args.workers)
     else:
@@ -94,16 +96,24 @@ def _grow(graph: Graph, args: argparse.Namespace, title: str,
                         deepest_open=graph.deepest_open(),
                         per_min=f"{60 * sum(counts.values()) / max(seconds, 1e-9):.0f}")
 
+    handlers = {number: signal.signal(number, _interrupt)
+                for number in (signal.SIGINT, signal.SIGTERM)}
     try:
         counts = run(runner, progress)
     except KeyboardInterrupt:
         counts = graph.counts()  # the batch in flight is lost, every earlier one is written
     finally:
+        for number, handler in handlers.items():
+            signal.signal(number, handler)
         bar.close()
         close()
         graph.close()
     print(describe(counts))
     return 0
+
+
+def _interrupt(number: int, frame: object) -> None:
+    raise KeyboardInterrupt(signal.Signals(number).name)
 
 
 def describe(counts: dict[str, int]) -> str:

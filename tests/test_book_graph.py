@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import dataclasses
 import random
+import signal
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -418,6 +421,33 @@ def test_the_build_command_builds_the_branches_asked_for_in_their_order(tmp_path
     assert worked and all(v.moves.startswith(last) for v in worked)
     with pytest.raises(SystemExit, match="no reply to the root"):
         cli.main(args + ["--branch", "h8 a1"])
+
+
+@pytest.mark.parametrize("number", [signal.SIGINT, signal.SIGTERM])
+def test_a_build_started_in_the_background_stops_cleanly_on_a_signal(
+        tmp_path: Path, number: signal.Signals) -> None:
+    # as a shell starts a background job: SIGINT ignored (Python then sets no handler for it)
+    path = tmp_path / "signal.sqlite"
+    args = ["build", "--db", str(path), "--budget", "35", "--workers", "0", "--batch", "1",
+            "--engine-ms", "0", "--quick-nodes", "0", "--max-nodes", "300", "--threat-nodes",
+            "40", "--wide-threat-nodes", "0"]  # from the empty board: hours of batches
+    build = subprocess.Popen(
+        [sys.executable, "-c", "from opening_book import cli; raise SystemExit(cli.main())",
+         *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    assert build.stderr is not None
+    progress = ""
+    try:
+        while " 2 batch" not in progress:  # two batches written: the build is under way
+            character = build.stderr.read(1)
+            assert character, progress
+            progress += character
+        build.send_signal(number)
+        out, _ = build.communicate(timeout=120)
+    finally:
+        build.kill()  # (if the signal did not end it)
+    assert build.returncode == 0 and out.startswith("vertices: ")
+    assert sum(Graph(path).counts().values()) > 1  # the batches written are kept
 
 
 def test_the_sweep_command_takes_the_budget_and_root_of_the_graph(

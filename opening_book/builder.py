@@ -88,6 +88,13 @@ class BuildSettings:
 
 
 GIVE_UP_MOVES_LEFT = 6  # (BuildSettings.give_up_after) 6: the last 13 stones of a 35 budget
+# Another move replaces the engine's at a vertex a job expands only when it leaves at most this
+# share of the replies the engine's leaves open: a few stones from the empty board every move
+# leaves 200-odd open (h8 b14: 222 after h10, 222 after j10), so a count one lower said nothing
+# and could take a move like h8 b14 b15 (beside White's stone, far from Black's; the graph had
+# it, and h8 c13's move five cells from h8).  Lower trusts the engine more; 1 takes any move
+# that leaves fewer open.
+OTHER_MOVE_SHARE = 0.75
 
 
 @dataclass
@@ -204,18 +211,22 @@ def work_on(moves: str, excluded: str, settings: BuildSettings) -> Work:
         job.record("failed", None, None, 0, [], excluded)
         return job.work
     # The engine's move, then the least proof numbers: each is expanded, and the one that leaves
-    # the fewest replies unproved is taken (the engine's on a tie); one a reply refutes is
-    # excluded here for good.
+    # the fewest replies unproved is taken (the engine's unless another leaves at most
+    # OTHER_MOVE_SHARE of its open replies); one a reply refutes is excluded here for good.
     candidates = sorted((c for c in root.children or [] if not c.disproved), key=lambda c: c.pn)
     preferred = _engine_move(board, settings) if candidates and settings.engine_ms else -1
     candidates.sort(key=lambda c: c.cell != preferred)  # stable: the rest stay by pn
     best: tuple[Node, Replies] | None = None
     for choice in candidates[: settings.alternatives]:
-        replies = job.replies(choice, None if best is None else best[1].unproved)
+        most = None  # the most replies a move may leave open and still be taken
+        if best is not None:
+            most = (int(best[1].unproved * OTHER_MOVE_SHARE) if best[0].cell == preferred
+                    else best[1].unproved - 1)
+        replies = job.replies(choice, most)
         if choice.disproved or replies.refuted:
             excluded += f"{to_canonical(board, sym, *board.point(choice.cell))},"
             continue
-        if best is None or replies.unproved < best[1].unproved:
+        if most is None or replies.unproved <= most:
             best = (choice, replies)
         if replies.unproved == 0:
             break

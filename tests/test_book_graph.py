@@ -21,7 +21,7 @@ from opening_book.book import Book, Reproof, load_shipped
 from opening_book.graph import Graph, Vertex, export, signed
 from opening_book.keys import from_canonical, to_canonical
 from opening_book.positions import position_board
-from opening_book.prover import ProverLimits
+from opening_book.prover import Prover, ProverLimits
 from opening_book.verify import verify
 from tests.conftest import PURE_PYTHON
 
@@ -361,6 +361,24 @@ def test_a_move_the_quick_proof_refutes_is_given_up_within_the_job() -> None:
     vertex = builder.work_on(ROOT, "", dataclasses.replace(tight, quick_nodes=20_000)
                              ).records[-1][0]
     assert vertex.status == "failed" and vertex.excluded == f"{expanded.move},"
+
+
+@pytest.mark.parametrize("others_open, engine_kept", [(31, True), (30, False)])
+def test_another_move_replaces_the_engines_only_when_it_leaves_clearly_fewer_replies_open(
+        monkeypatch: pytest.MonkeyPatch, others_open: int, engine_kept: bool) -> None:
+    # the engine's move (here the prover's second) leaves 40 replies open, the others fewer
+    line, settings = "h8 a1 i9 o15", dataclasses.replace(SMALL_JOBS, budget=35, engine_ms=1)
+    board = position_board(line, 15, 1)
+    root = Prover(board, settings.limits).prove_tree(settings.budget)
+    engine = sorted(root.children or [], key=lambda c: c.pn)[1].cell
+    assert others_open < 40 and (others_open <= 40 * builder.OTHER_MOVE_SHARE) != engine_kept
+    monkeypatch.setattr(builder, "_engine_move", lambda board, settings: engine)
+    monkeypatch.setattr(builder._Job, "replies", lambda job, node, most=None: builder.Replies(
+        unproved=40 if node.cell == engine else others_open))
+    vertex = builder.work_on(line, "", settings).records[-1][0]
+    _, sym = board.canonical_key()
+    chosen = board.cell(*from_canonical(board, sym, int(vertex.move or 0)))
+    assert vertex.status == "expanded" and (chosen == engine) == engine_kept
 
 
 def vertex_move(settings: builder.BuildSettings) -> int:

@@ -310,7 +310,9 @@ class Graph:
     def merge(self, other: Graph) -> int:
         """Join a graph built separately (a hard subtree attacked from its own root, with the
         same rule, size and budget): its vertices that are new here, or proved there and not
-        here, are taken with their replies; then ``propagate``.  Returns how many were taken."""
+        here, are taken with their replies, and its export's reproof answers for positions that
+        have none here (an export run on a copy need not be run again); then ``propagate``.
+        Returns how many vertices were taken."""
         for name in ("rule", "size", "budget"):
             if other.setting(name) != self.setting(name):
                 raise ValueError(f"cannot merge: {name} {other.setting(name)} is not "
@@ -325,6 +327,8 @@ class Graph:
                 self.record(vertex, [(c.key, c.moves, c.stones) for c in children
                                      if c is not None])
                 taken += 1
+            self.db.executemany("INSERT OR IGNORE INTO reproof VALUES (?, ?, ?, ?)",
+                                other.db.execute("SELECT * FROM reproof").fetchall())
             self.propagate()
         return taken
 

@@ -242,6 +242,20 @@ def test_a_subtree_built_apart_is_merged_in(graph_path: Path, tmp_path: Path) ->
     assert main.merge(Graph(graph_path)) == 0  # nothing new the second time
 
 
+def test_a_merge_takes_the_reproofs_of_an_export_run_on_a_copy(graph_path: Path,
+                                                               tmp_path: Path) -> None:
+    original, copy = tmp_path / "original.sqlite", tmp_path / "copy.sqlite"
+    with sqlite3.connect(graph_path) as source, sqlite3.connect(original) as target:
+        source.backup(target)
+        target.execute("DELETE FROM reproof")  # no answers yet
+    with sqlite3.connect(original) as source, sqlite3.connect(copy) as target:
+        source.backup(target)
+    count, asked = export_with_reproofs(copy, tmp_path / "copy.bin", 1000)
+    assert sum(asked) > 0
+    assert Graph(original).merge(Graph(copy)) == 0  # the same vertices: only the answers
+    assert export_with_reproofs(original, tmp_path / "original.bin", 1000) == (count, [])
+
+
 def test_moves_map_to_the_canonical_frame_and_back() -> None:
     for width, height, symmetries in ((15, 15, 8), (12, 17, 4)):
         board = Board(width, height, 1)

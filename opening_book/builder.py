@@ -306,14 +306,20 @@ class Runner(Protocol):
                  until: Until[JobResult] | None = None) -> list[JobResult]: ...
 
 
+def _up_to(results: Iterable[JobResult], until: Until[JobResult] | None) -> list[JobResult]:
+    """``results`` in order, up to the first one ``until`` holds for (all without it); the
+    later ones are never asked for."""
+    taken = []
+    for result in results:
+        taken.append(result)
+        if until is not None and until(result):
+            break
+    return taken
+
+
 def run_here(job: Job[JobResult], jobs: list[tuple[str, str]], settings: BuildSettings,
              until: Until[JobResult] | None = None) -> list[JobResult]:
-    results = []
-    for moves, excluded in jobs:
-        results.append(job(moves, excluded, settings))
-        if until is not None and until(results[-1]):
-            break
-    return results
+    return _up_to((job(moves, excluded, settings) for moves, excluded in jobs), until)
 
 
 def dask_runner(scheduler: str | None, workers: int) -> tuple[Runner, Callable[[], None]]:
@@ -335,13 +341,11 @@ def dask_runner(scheduler: str | None, workers: int) -> tuple[Runner, Callable[[
                              settings=settings, pure=False)
         if until is None:
             return list(client.gather(futures))
-        results = []
-        for i, future in enumerate(futures):  # in order: the same results as run_here's
-            results.append(future.result())
-            if until(results[-1]):
-                client.cancel(futures[i + 1:])
-                break
-        return results
+        # in order, so the same results as run_here's
+        taken = _up_to((future.result() for future in futures), until)
+        if len(taken) < len(futures):
+            client.cancel(futures[len(taken):])
+        return taken
 
     def close() -> None:
         client.close()
@@ -360,8 +364,8 @@ def build(graph: Graph, settings: BuildSettings, root: str, runner: Runner, *,
     """Grow the graph from ``root`` (a move list, attacker to move) until it is proved, the
     time (``seconds``, 0: none) or the batches (``max_batches``, 0: none) run out; one branch
     (the defender's reply to the root's move) at a time (Graph.open_vertices), or only
-    ``branches`` (their lines as the graph spells them), in that order.  ``cores``: the worker processes, for the
-    computation recorded with each batch."""
+    ``branches`` (their lines as the graph spells them), in that order.  ``cores``: the worker
+    processes, for the computation recorded with each batch."""
     board = position_board(root, settings.size, settings.rule)
     with graph.db:
         graph.add_open(board.canonical_key()[0], root, board.ply)
@@ -385,7 +389,7 @@ def sweep(graph: Graph, settings: BuildSettings, root: str, runner: Runner, *,
 def _run_batches(graph: Graph, settings: BuildSettings, root: str, runner: Runner, job: Job[Work],
                  next_batch: Callable[[], list[Vertex]], seconds: float, max_batches: int,
                  cores: int, progress: Progress | None,
-                 until: Callable[[Work], bool] | None = None) -> dict[str, int]:
+                 until: Until[Work] | None = None) -> dict[str, int]:
     """Run ``job`` on each batch of vertices ``next_batch`` gives, writing each batch, until
     none is left, the time or the batches run out (0: no limit).  With ``until``, a batch
     ends at the first job (in the batch's order) it holds for: the vertices after it stay as

@@ -165,12 +165,18 @@ def test_the_skip_finds_the_same_wins(rule: int) -> None:
     assert 0 < sum(verdicts) < len(verdicts)
 
 
+def early_board() -> Board:
+    """h8 h9 h6 g10 g5 n7: early in a game, no threat win for Black even after a pass."""
+    board = Board(15, 15, 1)
+    for x, y in [(7, 7), (7, 8), (7, 5), (6, 9), (6, 4), (13, 6)]:
+        board.play(x, y, board.side_to_move())
+    return board
+
+
 def test_the_skip_defers_the_replies_where_the_pass_does_not_lose() -> None:
     """Early in a game the attacker has no win by threats even after a pass: the same tree
     (the limit is in tree nodes) for a fraction of the threat-search nodes."""
-    board = Board(15, 15, 1)
-    for x, y in [(7, 7), (7, 8), (7, 5), (6, 9), (6, 4), (13, 6)]:  # h8 h9 h6 g10 g5 n7
-        board.play(x, y, board.side_to_move())
+    board = early_board()
     work = {}
     for skip in (True, False):
         prover = Prover(board, ProverLimits(max_nodes=6_000, threat_nodes=200, skip=skip))
@@ -181,9 +187,7 @@ def test_the_skip_defers_the_replies_where_the_pass_does_not_lose() -> None:
 
 
 def test_the_work_limit_stops_the_search_at_the_same_point_every_time() -> None:
-    board = Board(15, 15, 1)
-    for x, y in [(7, 7), (7, 8), (7, 5), (6, 9), (6, 4), (13, 6)]:  # h8 h9 h6 g10 g5 n7
-        board.play(x, y, board.side_to_move())
+    board = early_board()
     unlimited = Prover(board, ProverLimits(max_nodes=6_000, threat_nodes=200))
     unlimited.prove_tree(35)
     limit = unlimited.nodes // 4

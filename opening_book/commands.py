@@ -181,7 +181,7 @@ def export(db: Path, args: argparse.Namespace, out: Path) -> int:
 def merge(db: Path, other: Path) -> int:
     graph, source = Graph(db), Graph(other)
     try:
-        taken = graph.merge(source)
+        taken = graph.merge(source, position_key_of_root(graph))
     except ValueError as error:
         raise SystemExit(f"sente-book: {error}") from None
     print(f"{taken} vertices taken from {other}; " + describe(graph.counts()))

@@ -307,12 +307,14 @@ class Graph:
                                      reproof.threat_nodes, int(proved)))
         return {key for key, proved in known.items() if proved}
 
-    def merge(self, other: Graph) -> int:
+    def merge(self, other: Graph, root: int) -> int:
         """Join a graph built separately (a hard subtree attacked from its own root, with the
         same rule, size and budget): its vertices that are new here, or proved there and not
         here, are taken with their replies, and its export's reproof answers for positions that
-        have none here (an export run on a copy need not be run again); then ``propagate``.
-        Returns how many vertices were taken."""
+        have none here (an export run on a copy need not be run again); then ``propagate`` from
+        this graph's ``root`` key, which drops again the unproved vertices taken that it does not
+        reach (those of an older copy that this build has given up since).  Returns how many
+        vertices were taken."""
         for name in ("rule", "size", "budget"):
             if other.setting(name) != self.setting(name):
                 raise ValueError(f"cannot merge: {name} {other.setting(name)} is not "
@@ -329,7 +331,7 @@ class Graph:
                 taken += 1
             self.db.executemany("INSERT OR IGNORE INTO reproof VALUES (?, ?, ?, ?)",
                                 other.db.execute("SELECT * FROM reproof").fetchall())
-            self.propagate()
+            self.propagate(root)
         return taken
 
 

@@ -235,11 +235,33 @@ def test_a_subtree_built_apart_is_merged_in(graph_path: Path, tmp_path: Path) ->
     with main.db:
         main.add_open(board.canonical_key()[0], ROOT, board.ply)
     assert verify(main, threat_nodes=VERIFY_NODES).holes  # the root is open: a hole
-    taken = main.merge(Graph(graph_path))
+    root = board.canonical_key()[0]
+    taken = main.merge(Graph(graph_path), root)
     assert taken == sum(Graph(graph_path).counts().values())
     assert main.counts() == Graph(graph_path).counts()
     assert verify(main, threat_nodes=VERIFY_NODES).holes == []
-    assert main.merge(Graph(graph_path)) == 0  # nothing new the second time
+    assert main.merge(Graph(graph_path), root) == 0  # nothing new the second time
+
+
+def test_a_merged_older_copy_does_not_bring_back_what_the_build_gave_up(tmp_path: Path) -> None:
+    root = position_board(ROOT, 15, 1).canonical_key()[0]
+    child_moves = ROOT + " h7 h6"  # Black's move h7 below the root, and White's reply h6
+    child = position_board(child_moves, 15, 1).canonical_key()[0]
+    main_path, older_path = tmp_path / "main.sqlite", tmp_path / "older.sqlite"
+    main = Graph(main_path, SETTINGS.as_meta(ROOT))
+    with main.db:
+        main.record(Vertex(root, ROOT, 8, "expanded", 111, None, 0, 1, 0),
+                    [(child, child_moves, 10)])
+    with sqlite3.connect(main_path) as source, sqlite3.connect(older_path) as target:
+        source.backup(target)
+    with main.db:  # the build gives the reply up: the root opens again without the move
+        main.record(Vertex(child, child_moves, 10, "failed", None, None, 0, 1, 0), [])
+        main.propagate(root)
+    assert main.vertex(child) is None and main.counts()["open"] == 1
+    assert main.merge(Graph(older_path), root) == 1  # the older copy's open child ...
+    assert main.vertex(child) is None and main.counts()["open"] == 1  # ... is not kept
+    reopened = main.vertex(root)
+    assert reopened is not None and reopened.status == "open" and reopened.excluded == "111,"
 
 
 def test_a_merge_takes_the_reproofs_of_an_export_run_on_a_copy(graph_path: Path,
@@ -252,7 +274,8 @@ def test_a_merge_takes_the_reproofs_of_an_export_run_on_a_copy(graph_path: Path,
         source.backup(target)
     count, asked = export_with_reproofs(copy, tmp_path / "copy.bin", 1000)
     assert sum(asked) > 0
-    assert Graph(original).merge(Graph(copy)) == 0  # the same vertices: only the answers
+    root = position_board(ROOT, 15, 1).canonical_key()[0]
+    assert Graph(original).merge(Graph(copy), root) == 0  # the same vertices: the answers
     assert export_with_reproofs(original, tmp_path / "original.bin", 1000) == (count, [])
 
 

@@ -35,6 +35,11 @@ SETTINGS = builder.BuildSettings(rule=1, size=15, budget=17, wide_threat_nodes=0
 VERIFY_NODES = 40  # as the build's: positions it could not close by threats must be vertices
 
 
+def root_position_key() -> int:
+    """The canonical key of ROOT's position."""
+    return position_board(ROOT, 15, 1).canonical_key()[0]
+
+
 def build_graph(path: Path, runner: builder.Runner = builder.run_here) -> Graph:
     graph = Graph(path, SETTINGS.as_meta(ROOT) | {"rule": "1", "size": "15"})
     builder.build(graph, SETTINGS, ROOT, runner, batch=4)
@@ -51,7 +56,7 @@ def graph_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_the_built_graph_is_proved_and_verified(graph_path: Path) -> None:
     graph = Graph(graph_path)
     counts = graph.counts()
-    root = graph.vertex(position_board(ROOT, 15, 1).canonical_key()[0])
+    root = graph.vertex(root_position_key())
     assert root is not None and root.status == "proved" and root.longest is not None
     assert root.longest <= SETTINGS.budget
     assert counts["proved"] >= 6 and counts["open"] == 0  # the root and its hard replies
@@ -67,7 +72,7 @@ def test_stats_names_the_proved_replies_to_the_roots_move(
     assert cli.main(["stats", "--db", str(graph_path)]) == 0
     out = capsys.readouterr().out
     graph = Graph(graph_path)
-    root = graph.vertex(position_board(ROOT, 15, 1).canonical_key()[0])
+    root = graph.vertex(root_position_key())
     assert root is not None
     replies = [graph.vertex(key) for key in graph.children(root.key)]
     proved = [v.moves for v in replies if v is not None and v.status == "proved"]
@@ -83,7 +88,7 @@ def test_a_missing_reply_is_a_hole(graph_path: Path, tmp_path: Path) -> None:
     broken = tmp_path / "broken.sqlite"
     broken.write_bytes(graph_path.read_bytes())
     db = sqlite3.connect(broken)
-    root_key = signed(position_board(ROOT, 15, 1).canonical_key()[0])
+    root_key = signed(root_position_key())
     child = db.execute("SELECT child FROM reply WHERE parent = ? LIMIT 1", (root_key,)).fetchone()
     with db:
         db.execute("DELETE FROM vertex WHERE key = ?", child)
@@ -98,7 +103,7 @@ def test_a_hole_repaired_is_built_and_proved_again(graph_path: Path, tmp_path: P
     broken = tmp_path / "broken.sqlite"
     broken.write_bytes(graph_path.read_bytes())
     graph = Graph(broken)
-    root_key = position_board(ROOT, 15, 1).canonical_key()[0]
+    root_key = root_position_key()
     with graph.db:  # the root's move now leaves a reply to nothing: neither vertex nor threat
         graph.db.execute("DELETE FROM vertex WHERE key = ?", (signed(graph.children(root_key)[0]),))
     graph.close()
@@ -161,7 +166,7 @@ def test_the_book_leaves_out_what_a_small_proof_search_proves_and_proves_it_in_g
     book = Book(tmp_path / "book.bin")
     assert book.probe(position_board(ROOT, 15, 1)) is not None  # the game enters it there
     graph = Graph(graph_copy)
-    root_key = position_board(ROOT, 15, 1).canonical_key()[0]
+    root_key = root_position_key()
     child = graph.vertex(graph.children(root_key)[0])  # after the root's move and a reply
     graph.close()
     assert child is not None and child.key not in set(book.keys)
@@ -232,11 +237,10 @@ def test_dask_runs_the_same_jobs(graph_path: Path, tmp_path: Path) -> None:
 
 def test_a_subtree_built_apart_is_merged_in(graph_path: Path, tmp_path: Path) -> None:
     main = Graph(tmp_path / "main.sqlite", SETTINGS.as_meta(ROOT))
-    board = position_board(ROOT, 15, 1)
+    root = root_position_key()
     with main.db:
-        main.add_open(board.canonical_key()[0], ROOT, board.ply)
+        main.add_open(root, ROOT, len(ROOT.split()))
     assert verify(main, threat_nodes=VERIFY_NODES).holes  # the root is open: a hole
-    root = board.canonical_key()[0]
     taken = main.merge(Graph(graph_path), root)
     assert taken == sum(Graph(graph_path).counts().values())
     assert main.counts() == Graph(graph_path).counts()
@@ -245,7 +249,7 @@ def test_a_subtree_built_apart_is_merged_in(graph_path: Path, tmp_path: Path) ->
 
 
 def test_a_merged_older_copy_does_not_bring_back_what_the_build_gave_up(tmp_path: Path) -> None:
-    root = position_board(ROOT, 15, 1).canonical_key()[0]
+    root = root_position_key()
     child_moves = ROOT + " h7 h6"  # Black's move h7 below the root, and White's reply h6
     child = position_board(child_moves, 15, 1).canonical_key()[0]
     main_path, older_path = tmp_path / "main.sqlite", tmp_path / "older.sqlite"
@@ -275,7 +279,7 @@ def test_a_merge_takes_the_reproofs_of_an_export_run_on_a_copy(graph_path: Path,
         source.backup(target)
     count, asked = export_with_reproofs(copy, tmp_path / "copy.bin", 1000)
     assert sum(asked) > 0
-    root = position_board(ROOT, 15, 1).canonical_key()[0]
+    root = root_position_key()
     assert Graph(original).merge(Graph(copy), root) == 0  # the same vertices: the answers
     assert export_with_reproofs(original, tmp_path / "original.bin", 1000) == (count, [])
 
@@ -338,7 +342,7 @@ SMALL_JOBS = dataclasses.replace(SETTINGS, engine_ms=0, quick_nodes=0,
 
 
 def root_vertex(graph: Graph) -> Vertex:
-    vertex = graph.vertex(position_board(ROOT, 15, 1).canonical_key()[0])
+    vertex = graph.vertex(root_position_key())
     assert vertex is not None
     return vertex
 

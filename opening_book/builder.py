@@ -75,6 +75,31 @@ class BuildSettings:
     # 6 of their 103 moves), while no proved vertex of the graph had needed more than 3 tries.
     # Fewer gives lost lines up sooner and risks giving up a vertex a later move would prove.
     give_up_after: int = 6
+    # At a vertex with at most ``flood_moves_left`` attacker moves left before the five, a move
+    # that leaves more than ``flood_replies`` defender replies open is not taken but excluded,
+    # as a refuted one is (0: no limit).  Such a move is quiet: White may answer anywhere.  In
+    # the graph of record (291 k proved vertices after 41 core-hours, budget 35) no vertex of
+    # 14 stones or more (10 moves left) was proved through more than 19 open replies, and the
+    # vertices expanded that way there (2-5 per level from 18 to 28 stones, ~200 replies each)
+    # were where builds churned for hours, their replies failing one job at a time.  More
+    # keeps more quiet lines alive, fewer gives them up sooner.
+    flood_replies: int = 20
+    flood_moves_left: int = 10
+
+    def moves_left(self, stones: int) -> int:
+        """The attacker's moves before the five at a vertex of ``stones`` stones."""
+        return (self.budget - stones - 1) // 2
+
+    def flood_limit(self, stones: int) -> int | None:
+        """The most replies a move may leave open at a vertex of ``stones`` stones (None: no
+        limit there)."""
+        if self.flood_replies and self.moves_left(stones) <= self.flood_moves_left:
+            return self.flood_replies
+        return None
+
+    def flood_stones(self) -> int:
+        """The fewest stones of a vertex where ``flood_limit`` applies."""
+        return self.budget - 2 * self.flood_moves_left - 2
 
     def quick_limits(self) -> ProverLimits:
         """The quick proof's limits: the build's, with ``quick_nodes`` tree nodes and
@@ -207,23 +232,27 @@ def work_on(moves: str, excluded: str, settings: BuildSettings) -> Work:
         job.proved_records(root)
         return job.work
     if (settings.give_up_after and excluded.count(",") >= settings.give_up_after
-            and (settings.budget - board.ply - 1) // 2 <= GIVE_UP_MOVES_LEFT):
+            and settings.moves_left(board.ply) <= GIVE_UP_MOVES_LEFT):
         job.record("failed", None, None, 0, [], excluded)
         return job.work
     # The engine's move, then the least proof numbers: each is expanded, and the one that leaves
     # the fewest replies unproved is taken (the engine's unless another leaves at most
-    # OTHER_MOVE_SHARE of its open replies); one a reply refutes is excluded here for good.
+    # OTHER_MOVE_SHARE of its open replies); one a reply refutes, or that leaves more open
+    # than the flood limit, is excluded here for good.
     candidates = sorted((c for c in root.children or [] if not c.disproved), key=lambda c: c.pn)
     preferred = _engine_move(board, settings) if candidates and settings.engine_ms else -1
     candidates.sort(key=lambda c: c.cell != preferred)  # stable: the rest stay by pn
+    flood = settings.flood_limit(board.ply)
     best: tuple[Node, Replies] | None = None
     for choice in candidates[: settings.alternatives]:
-        most = None  # the most replies a move may leave open and still be taken
+        most = flood  # the most replies a move may leave open and still be taken
         if best is not None:
-            most = (int(best[1].unproved * OTHER_MOVE_SHARE) if best[0].cell == preferred
-                    else best[1].unproved - 1)
+            fewer = (int(best[1].unproved * OTHER_MOVE_SHARE) if best[0].cell == preferred
+                     else best[1].unproved - 1)
+            most = fewer if most is None else min(most, fewer)
         replies = job.replies(choice, most)
-        if choice.disproved or replies.refuted:
+        if (choice.disproved or replies.refuted
+                or (flood is not None and replies.unproved > flood)):
             excluded += f"{to_canonical(board, sym, *board.point(choice.cell))},"
             continue
         if most is None or replies.unproved <= most:
@@ -365,10 +394,15 @@ def build(graph: Graph, settings: BuildSettings, root: str, runner: Runner, *,
     time (``seconds``, 0: none) or the batches (``max_batches``, 0: none) run out; one branch
     (the defender's reply to the root's move) at a time (Graph.open_vertices), or only
     ``branches`` (their lines as the graph spells them), in that order.  ``cores``: the worker
-    processes, for the computation recorded with each batch."""
+    processes, for the computation recorded with each batch.  Vertices expanded with more
+    replies open than the flood limit allows (``BuildSettings.flood_replies``) are opened
+    again first, their move excluded."""
     board = position_board(root, settings.size, settings.rule)
     with graph.db:
         graph.add_open(board.canonical_key()[0], root, board.ply)
+        if settings.flood_replies:
+            graph.give_up_floods(settings.flood_stones(), settings.flood_replies,
+                                 board.canonical_key()[0])
     return _run_batches(graph, settings, root, runner, work_on,
                         lambda: graph.open_vertices(batch, board.ply + 2, branches),
                         seconds, max_batches, cores, progress, until=Work.fails)

@@ -148,6 +148,12 @@ def main(argv: list[str] | None = None) -> int:
     build.add_argument("--give-up-after", type=int, default=BuildSettings.give_up_after,
                        help="a vertex near the budget fails once this many of its moves are "
                        "excluded (0: only when all are refuted; default %(default)s)")
+    build.add_argument("--flood-replies", type=int, default=BuildSettings.flood_replies,
+                       help="with at most --flood-moves-left attacker moves left, a move that "
+                       "leaves more replies open than this is excluded, not taken (0: no "
+                       "limit; default %(default)s)")
+    build.add_argument("--flood-moves-left", type=int, default=BuildSettings.flood_moves_left,
+                       help="where the flood limit applies (default %(default)s)")
     add_limits(build)
 
     sweep = commands.add_parser(

@@ -47,7 +47,9 @@ def build(db: Path, args: argparse.Namespace, limits: ProverLimits) -> int:
     settings = builder.BuildSettings(args.rule, args.size, args.budget, limits, args.engine_ms,
                                      quick_nodes=args.quick_nodes,
                                      wide_threat_nodes=args.wide_threat_nodes,
-                                     give_up_after=args.give_up_after)
+                                     give_up_after=args.give_up_after,
+                                     flood_replies=args.flood_replies,
+                                     flood_moves_left=args.flood_moves_left)
     return _grow(graph, args, "building", lambda runner, progress: builder.build(
         graph, settings, args.root, runner, seconds=args.minutes * 60, batch=args.batch,
         max_batches=args.batches, progress=progress, cores=max(1, args.workers),

@@ -235,9 +235,7 @@ class Graph:
                 "JOIN vertex c ON c.key = r.child WHERE p.status = 'expanded' "
                 "AND c.status = 'failed'").fetchall()
             for key, move in failures:
-                self.db.execute("UPDATE vertex SET status = 'open', move = NULL, excluded = "
-                                "excluded || ? WHERE key = ?", (f"{move},", key))
-                self.db.execute("DELETE FROM reply WHERE parent = ?", (key,))
+                self._exclude_move(key, move)
             marked += len(failures)
             rows = self.db.execute(
                 "SELECT v.key, v.threat_longest, MAX(c.longest) FROM vertex v "
@@ -254,6 +252,27 @@ class Graph:
                 self.db.execute("UPDATE vertex SET status = 'proved', longest = ? WHERE key = ?",
                                 (longest, key))
             marked += len(rows)
+
+    def _exclude_move(self, key: int, move: int) -> None:
+        """Open the expanded vertex ``key`` (signed) again with its ``move`` excluded."""
+        self.db.execute("UPDATE vertex SET status = 'open', move = NULL, excluded = "
+                        "excluded || ? WHERE key = ?", (f"{move},", key))
+        self.db.execute("DELETE FROM reply WHERE parent = ?", (key,))
+
+    def give_up_floods(self, stones: int, replies: int, root: int) -> int:
+        """Open again, with the move excluded, every expanded vertex of at least ``stones``
+        stones whose move leaves more than ``replies`` replies unproved (the flood limit of
+        ``BuildSettings.flood_replies``, applied to what was expanded before it), and drop
+        what only they reached (``root``: the graph's root key); returns how many."""
+        floods = self.db.execute(
+            "SELECT p.key, p.move FROM vertex p JOIN reply r ON r.parent = p.key "
+            "JOIN vertex c ON c.key = r.child WHERE p.status = 'expanded' AND p.stones >= ? "
+            "AND c.status != 'proved' GROUP BY p.key HAVING COUNT(*) > ?",
+            (stones, replies)).fetchall()
+        for key, move in floods:
+            self._exclude_move(key, move)
+        self.propagate(root)
+        return len(floods)
 
     def _remove_unreached(self, root: int) -> int:
         removed = 0

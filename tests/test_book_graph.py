@@ -424,6 +424,54 @@ def test_another_move_replaces_the_engines_only_when_it_leaves_clearly_fewer_rep
     assert vertex.status == "expanded" and (chosen == engine) == engine_kept
 
 
+@pytest.mark.parametrize("open_left, moves_left, status", [
+    ((25, 25, 25), 15, "failed"),  # every move floods: each excluded, the vertex given up
+    ((25, 20, 25), 15, "expanded"),  # the one at the limit is taken, the others excluded
+    ((25, 25, 25), 14, "expanded"),  # too far from the budget for the limit
+])
+def test_near_the_budget_a_move_that_leaves_too_many_replies_open_is_excluded(
+        monkeypatch: pytest.MonkeyPatch, open_left: tuple[int, int, int], moves_left: int,
+        status: str) -> None:
+    line = "h8 a1 i9 o15"  # 4 stones: 15 moves left within 35
+    settings = dataclasses.replace(SMALL_JOBS, budget=35, flood_replies=20,
+                                   flood_moves_left=moves_left)
+    board = position_board(line, 15, 1)
+    root = Prover(board, settings.limits).prove_tree(settings.budget)
+    tried = [child.cell for child in sorted(root.children or [], key=lambda c: c.pn)[:3]]
+    monkeypatch.setattr(builder._Job, "replies", lambda job, node, most=None: builder.Replies(
+        unproved=open_left[tried.index(node.cell)]))
+    vertex = builder.work_on(line, "", settings).records[-1][0]
+    _, sym = board.canonical_key()
+    flooded = [f"{to_canonical(board, sym, *board.point(cell))}," for cell, left
+               in zip(tried, open_left) if left > 20]
+    assert vertex.status == status
+    if moves_left == 15:
+        assert vertex.excluded == "".join(flooded)
+        assert vertex.move is None or board.cell(*from_canonical(board, sym, vertex.move)) \
+            == tried[open_left.index(20)]
+    else:
+        assert vertex.excluded == "" and vertex.move is not None
+
+
+def test_a_vertex_expanded_with_too_many_replies_open_is_opened_again_without_its_move(
+        tmp_path: Path) -> None:
+    root = root_position_key()
+    replies = [ROOT + f" h7 {cell}" for cell in ("a15", "b15", "c15")]  # White's replies to h7
+    children = [(position_board(moves, 15, 1).canonical_key()[0], moves, 10) for moves in replies]
+    graph = Graph(tmp_path / "floods.sqlite", SETTINGS.as_meta(ROOT))
+    with graph.db:
+        graph.record(Vertex(root, ROOT, 8, "expanded", 111, None, 0, 1, 0), children)
+        graph.record(Vertex(children[0][0], replies[0], 10, "proved", 5, 11, 11, 1, 0), [])
+    with graph.db:  # two replies open: within a limit of 2, and too many for 1 ...
+        assert graph.give_up_floods(8, 2, root) == 0
+        assert graph.give_up_floods(10, 1, root) == 0  # ... but only from 10 stones on
+        assert graph.vertex(root).status == "expanded"
+        assert graph.give_up_floods(8, 1, root) == 1
+    reopened = graph.vertex(root)
+    assert reopened is not None and (reopened.status, reopened.excluded) == ("open", "111,")
+    assert [graph.vertex(key) is not None for key, _, _ in children] == [True, False, False]
+
+
 def vertex_move(settings: builder.BuildSettings) -> int:
     """The canonical cell of the move a job chooses at ROOT (its only one: a block)."""
     record = builder.work_on(ROOT, "", settings).records[-1][0]

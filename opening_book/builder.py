@@ -398,11 +398,11 @@ def build(graph: Graph, settings: BuildSettings, root: str, runner: Runner, *,
     replies open than the flood limit allows (``BuildSettings.flood_replies``) are opened
     again first, their move excluded."""
     board = position_board(root, settings.size, settings.rule)
+    root_key = board.canonical_key()[0]
     with graph.db:
-        graph.add_open(board.canonical_key()[0], root, board.ply)
+        graph.add_open(root_key, root, board.ply)
         if settings.flood_replies:
-            graph.give_up_floods(settings.flood_stones(), settings.flood_replies,
-                                 board.canonical_key()[0])
+            graph.give_up_floods(settings.flood_stones(), settings.flood_replies, root_key)
     return _run_batches(graph, settings, root, runner, work_on,
                         lambda: graph.open_vertices(batch, board.ply + 2, branches),
                         seconds, max_batches, cores, progress, until=Work.fails)

@@ -11,9 +11,9 @@ batches.  An attacker vertex whose every move is refuted within the budget is ma
 ``sweep`` gives the quick proof to open vertices no job has seen yet.
 
 Jobs run on a Dask cluster: a local one over this machine's cores by default, or the scheduler
-``--scheduler`` names; ``workers=0`` runs them in this process (tests, debugging).  The database
-is written only here, one transaction per batch, so an interrupted build loses at most the batch
-in flight.  Dask is the ``book`` extra: the brain never imports this module.
+``--scheduler`` names (``DaskCluster``), or in this process (``InProcess``: tests, debugging).
+The database is written only here, one transaction per job as it ends, so an interrupted build
+loses at most the jobs running.  Dask is the ``book`` extra: the brain never imports this module.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from bot.core.board import Board
 from bot.core.notation import format_move_list
@@ -120,6 +120,10 @@ GIVE_UP_MOVES_LEFT = 6  # (BuildSettings.give_up_after) 6: the last 13 stones of
 # it, and h8 c13's move five cells from h8).  Lower trusts the engine more; 1 takes any move
 # that leaves fewer open.
 OTHER_MOVE_SHARE = 0.75
+# Of the jobs a build runs at once, how many take the open vertex with the fewest stones in the
+# branch instead of the most (``pick``): more spreads the workers over the branch's first
+# replies, where quick proofs are, fewer follows one line down at full speed.
+SHALLOW_SLOTS = 1
 
 
 @dataclass
@@ -127,11 +131,6 @@ class Work:
     """What one job found: vertex records, each with its child vertices (key, moves, stones)."""
 
     records: list[tuple[Vertex, list[tuple[int, str, int]]]] = field(default_factory=list)
-
-    def fails(self) -> bool:
-        """Whether the job gave a vertex up: the move above it is then excluded and its
-        sibling vertices dropped, so the batch's later jobs are likely wasted."""
-        return any(vertex.status == "failed" for vertex, _ in self.records)
 
 
 @dataclass
@@ -320,82 +319,108 @@ def reproves(moves: str, excluded: str, settings: BuildSettings) -> bool:
 
 JobResult = TypeVar("JobResult")  # what a job gives back: Work, or a reproof's answer
 Job = Callable[[str, str, BuildSettings], JobResult]  # (moves, excluded, settings): work_on, ...
-
-
-Until = Callable[[JobResult], bool]  # a result after which a batch's later jobs are not wanted
+Feed = Callable[[int], list[tuple[str, str]]]  # up to that many more jobs: (moves, excluded)
+Take = Callable[[tuple[str, str], JobResult], None]  # a job that ended: its arguments, result
 
 
 class Runner(Protocol):
-    """Runs one job per (moves, excluded) pair, and gives their results in order; with
-    ``until``, only up to the first result it holds for (the later jobs are dropped, those
-    already running finish unread)."""
+    """Where jobs run: ``map`` runs a list of them, ``stream`` keeps ``slots`` of them running."""
 
-    def __call__(self, job: Job[JobResult], jobs: list[tuple[str, str]],
-                 settings: BuildSettings,
-                 until: Until[JobResult] | None = None) -> list[JobResult]: ...
+    slots: int  # jobs that run at once
 
+    def map(self, job: Job[JobResult], jobs: list[tuple[str, str]],
+            settings: BuildSettings) -> list[JobResult]:
+        """Run one job per (moves, excluded) pair; their results in order."""
+        ...
 
-def _up_to(results: Iterable[JobResult], until: Until[JobResult] | None) -> list[JobResult]:
-    """``results`` in order, up to the first one ``until`` holds for (all without it); the
-    later ones are never asked for."""
-    taken = []
-    for result in results:
-        taken.append(result)
-        if until is not None and until(result):
-            break
-    return taken
+    def stream(self, job: Job[JobResult], settings: BuildSettings, feed: Feed,
+               take: Take[JobResult]) -> None:
+        """Ask ``feed`` for as many jobs as there are free slots, and give each job's result to
+        ``take`` as soon as it ends (in the order they end), then ask again; until ``feed``
+        has none and every job has ended."""
+        ...
 
-
-def run_here(job: Job[JobResult], jobs: list[tuple[str, str]], settings: BuildSettings,
-             until: Until[JobResult] | None = None) -> list[JobResult]:
-    return _up_to((job(moves, excluded, settings) for moves, excluded in jobs), until)
+    def close(self) -> None: ...
 
 
-def dask_runner(scheduler: str | None, workers: int) -> tuple[Runner, Callable[[], None]]:
-    """Jobs on a Dask cluster (a local one of ``workers`` processes unless ``scheduler`` is
-    an address), and how to shut it down."""
-    from dask.distributed import Client, LocalCluster
+class InProcess:
+    """Jobs run one at a time in this process (tests, debugging)."""
 
-    if scheduler:
-        client = Client(scheduler)
-        cluster = None
-    else:
-        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                               dashboard_address=":0")  # any free port: builds may overlap
-        client = Client(cluster)
+    slots = 1
 
-    def run(job: Job[JobResult], jobs: list[tuple[str, str]], settings: BuildSettings,
-            until: Until[JobResult] | None = None) -> list[JobResult]:
-        futures = client.map(job, [m for m, _ in jobs], [e for _, e in jobs],
-                             settings=settings, pure=False)
-        if until is None:
-            return list(client.gather(futures))
-        # in order, so the same results as run_here's
-        taken = _up_to((future.result() for future in futures), until)
-        if len(taken) < len(futures):
-            client.cancel(futures[len(taken):])
-        return taken
+    def map(self, job: Job[JobResult], jobs: list[tuple[str, str]],
+            settings: BuildSettings) -> list[JobResult]:
+        return [job(moves, excluded, settings) for moves, excluded in jobs]
 
-    def close() -> None:
-        client.close()
-        if cluster is not None:
-            cluster.close()
+    def stream(self, job: Job[JobResult], settings: BuildSettings, feed: Feed,
+               take: Take[JobResult]) -> None:
+        while jobs := feed(1):
+            for arguments in jobs:
+                take(arguments, job(*arguments, settings))
 
-    return run, close
+    def close(self) -> None:
+        pass
+
+
+class DaskCluster:
+    """Jobs on a Dask cluster: a local one of ``workers`` processes, or the one whose
+    scheduler is at the address ``scheduler``."""
+
+    def __init__(self, scheduler: str | None, workers: int) -> None:
+        from dask.distributed import Client, LocalCluster
+
+        self.cluster = None if scheduler else LocalCluster(
+            n_workers=workers, threads_per_worker=1, processes=True,
+            dashboard_address=":0")  # any free port: builds may overlap
+        self.client = Client(scheduler or self.cluster)
+        self.slots = max(1, sum(self.client.nthreads().values()))
+
+    def map(self, job: Job[JobResult], jobs: list[tuple[str, str]],
+            settings: BuildSettings) -> list[JobResult]:
+        futures = self.client.map(job, [m for m, _ in jobs], [e for _, e in jobs],
+                                  settings=settings, pure=False)
+        return list(self.client.gather(futures))
+
+    def stream(self, job: Job[JobResult], settings: BuildSettings, feed: Feed,
+               take: Take[JobResult]) -> None:
+        from dask.distributed import as_completed
+
+        running: dict[Any, tuple[str, str]] = {}  # future: its arguments
+        ended = as_completed()
+
+        def start() -> None:
+            for arguments in feed(self.slots - len(running)) if len(running) < self.slots else []:
+                future = self.client.submit(job, *arguments, settings, pure=False)
+                running[future] = arguments
+                ended.add(future)
+
+        start()
+        for future in ended:  # (the futures added while it runs are waited for too)
+            take(running.pop(future), future.result())
+            start()
+
+    def close(self) -> None:
+        self.client.close()
+        if self.cluster is not None:
+            self.cluster.close()
 
 
 Progress = Callable[[dict[str, int], float], None]  # (vertex counts, seconds so far)
 
 
 def build(graph: Graph, settings: BuildSettings, root: str, runner: Runner, *,
-          seconds: float = 0.0, batch: int = 8, max_batches: int = 0, cores: int = 1,
+          seconds: float = 0.0, max_jobs: int = 0, shallow_slots: int = 0,
           progress: Progress | None = None, branches: Sequence[str] = ()) -> dict[str, int]:
     """Grow the graph from ``root`` (a move list, attacker to move) until it is proved, the
-    time (``seconds``, 0: none) or the batches (``max_batches``, 0: none) run out; one branch
-    (the defender's reply to the root's move) at a time (Graph.open_vertices), or only
-    ``branches`` (their lines as the graph spells them), in that order.  ``cores``: the worker
-    processes, for the computation recorded with each batch.  Vertices expanded with more
-    replies open than the flood limit allows (``BuildSettings.flood_replies``) are opened
+    time (``seconds``, 0: none) or the jobs (``max_jobs``, 0: none) run out; one branch (the
+    defender's reply to the root's move) at a time (Graph.open_branches), or only
+    ``branches`` (their lines as the graph spells them), in that order.  The runner's slots
+    each work on an open vertex (``pick``: the deepest first, ``shallow_slots`` of them from
+    the shallow end of the branch), and each job is written as soon as it ends, with the
+    computation it cost (wall-clock time times slots).  A job that ended after its vertex was
+    given up is written too: the vertices it proved stay, as proofs a transposition may use,
+    and the others are removed again as unreached (Graph.propagate).  Vertices expanded with
+    more replies open than the flood limit allows (``BuildSettings.flood_replies``) are opened
     again first, their move excluded."""
     board = position_board(root, settings.size, settings.rule)
     root_key = board.canonical_key()[0]
@@ -403,45 +428,76 @@ def build(graph: Graph, settings: BuildSettings, root: str, runner: Runner, *,
         graph.add_open(root_key, root, board.ply)
         if settings.flood_replies:
             graph.give_up_floods(settings.flood_stones(), settings.flood_replies, root_key)
-    return _run_batches(graph, settings, root, runner, work_on,
-                        lambda: graph.open_vertices(batch, board.ply + 2, branches),
-                        seconds, max_batches, cores, progress, until=Work.fails)
+    running: dict[str, tuple[Vertex, bool]] = {}  # by moves: the vertex, taken from the shallow end
+    start = last = time.perf_counter()
+    started = 0
+
+    def feed(free: int) -> list[tuple[str, str]]:
+        nonlocal started
+        if seconds and time.perf_counter() - start > seconds:
+            return []
+        if max_jobs:
+            free = min(free, max_jobs - started)
+        picked = pick(graph.open_branches(board.ply + 2, branches), list(running.values()),
+                      free, shallow_slots)
+        started += len(picked)
+        running.update((vertex.moves, (vertex, shallow)) for vertex, shallow in picked)
+        return [(vertex.moves, vertex.excluded) for vertex, _ in picked]
+
+    def take(arguments: tuple[str, str], work: Work) -> None:
+        nonlocal last
+        vertex, _ = running.pop(arguments[0])
+        now = time.perf_counter()
+        write(graph, [work], {vertex.key: vertex.attempts}, root_key, (now - last) * runner.slots)
+        last = now
+        if progress is not None:
+            progress(graph.counts(), now - start)
+
+    runner.stream(work_on, settings, feed, take)
+    return graph.counts()
+
+
+def pick(branches: list[list[Vertex]], running: list[tuple[Vertex, bool]], free: int,
+         shallow_slots: int) -> list[tuple[Vertex, bool]]:
+    """Up to ``free`` open vertices to work on next, none of them ``running`` already (each
+    with whether it was taken from the shallow end): from the first branch that has any
+    (``branches`` as Graph.open_branches gives them, each deepest first), the deepest, but
+    the shallowest while fewer than ``shallow_slots`` of those run.  The deepest follow one
+    line down (a proof, or a failure that sends the move above to another, soonest); in
+    churn, when a line's vertices fail one job after another, each failure drops the
+    siblings being worked on with it, while a vertex from the shallow end (the first
+    replies of the branch) is seldom dropped, and is where a branch's quick proofs are."""
+    taken = {vertex.key for vertex, _ in running}
+    shallow = sum(from_shallow for _, from_shallow in running)
+    picked: list[tuple[Vertex, bool]] = []
+    for line in branches:
+        fresh = [vertex for vertex in line if vertex.key not in taken]
+        while fresh and len(picked) < free:
+            from_shallow = shallow < shallow_slots
+            vertex = fresh.pop(-1 if from_shallow else 0)
+            shallow += from_shallow
+            taken.add(vertex.key)
+            picked.append((vertex, from_shallow))
+    return picked
 
 
 def sweep(graph: Graph, settings: BuildSettings, root: str, runner: Runner, *,
-          seconds: float = 0.0, batch: int = 64, cores: int = 1,
-          progress: Progress | None = None) -> dict[str, int]:
+          seconds: float = 0.0, batch: int = 64, progress: Progress | None = None
+          ) -> dict[str, int]:
     """Give the quick proof (``quick_look``) to every open vertex no job has seen yet, the most
-    stones first, until none is left or the time (``seconds``, 0: none) runs out: the replies
-    left open by jobs from before the quick proof (or with a smaller one), proved there in
-    bulk instead of waiting for their turn in ``build``.  A vertex looked at is not looked at
-    again (its attempts count goes up)."""
-    return _run_batches(graph, settings, root, runner, quick_look,
-                        lambda: graph.unseen_open_vertices(batch), seconds, 0, cores, progress)
-
-
-def _run_batches(graph: Graph, settings: BuildSettings, root: str, runner: Runner, job: Job[Work],
-                 next_batch: Callable[[], list[Vertex]], seconds: float, max_batches: int,
-                 cores: int, progress: Progress | None,
-                 until: Until[Work] | None = None) -> dict[str, int]:
-    """Run ``job`` on each batch of vertices ``next_batch`` gives, writing each batch, until
-    none is left, the time or the batches run out (0: no limit).  With ``until``, a batch
-    ends at the first job (in the batch's order) it holds for: the vertices after it stay as
-    they were, for a later batch."""
+    stones first, a batch at a time (one transaction each), until none is left or the time
+    (``seconds``, 0: none) runs out: the replies left open by jobs from before the quick
+    proof (or with a smaller one), proved there in bulk instead of waiting for their turn in
+    ``build``.  A vertex looked at is not looked at again (its attempts count goes up)."""
     root_key = position_board(root, settings.size, settings.rule).canonical_key()[0]
     start = time.perf_counter()
-    batches = 0
-    while True:
-        pending = next_batch()
-        if not pending:
-            break
+    while pending := graph.unseen_open_vertices(batch):
         batch_start = time.perf_counter()
-        works = runner(job, [(v.moves, v.excluded) for v in pending], settings, until)
+        works = runner.map(quick_look, [(v.moves, v.excluded) for v in pending], settings)
         write(graph, works, {v.key: v.attempts for v in pending}, root_key,
-              (time.perf_counter() - batch_start) * cores)
-        batches += 1
+              (time.perf_counter() - batch_start) * runner.slots)
         if progress is not None:
             progress(graph.counts(), time.perf_counter() - start)
-        if (seconds and time.perf_counter() - start > seconds) or batches == max_batches:
+        if seconds and time.perf_counter() - start > seconds:
             break
     return graph.counts()

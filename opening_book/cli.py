@@ -24,7 +24,7 @@ from bot.core.board import Board
 from bot.core.errors import BoardError
 from bot.core.notation import format_move
 from opening_book.book import Reproof, shipped_path
-from opening_book.builder import BuildSettings
+from opening_book.builder import SHALLOW_SLOTS, BuildSettings
 from opening_book.positions import position_board
 from opening_book.prover import WIDE_THREAT_NODES, Prover, ProverLimits
 
@@ -95,11 +95,9 @@ def add_graph(parser: argparse.ArgumentParser) -> None:
     add_board(parser)
 
 
-def add_run(parser: argparse.ArgumentParser, batch: int) -> None:
+def add_run(parser: argparse.ArgumentParser) -> None:
     """The options of the commands that run proof jobs (build, sweep)."""
     parser.add_argument("--minutes", type=float, default=0.0, help="stop after (0: no limit)")
-    parser.add_argument("--batch", type=int, default=batch,
-                        help=f"open vertices per batch (default {batch})")
     parser.add_argument("--workers", type=int, default=2,
                         help="local Dask worker processes (0: run the jobs in this process)")
     parser.add_argument("--scheduler", help="address of a running Dask scheduler to use instead")
@@ -126,14 +124,18 @@ def main(argv: list[str] | None = None) -> int:
 
     build = commands.add_parser(
         "build", help="grow the graph (resumes where the database stopped)",
-        description="Grow the strategy graph from --root: batches of open vertices proved or "
-        "expanded on a Dask cluster (local by default), one transaction per batch.")
+        description="Grow the strategy graph from --root: open vertices proved or expanded on "
+        "a Dask cluster (local by default), one job per worker at a time, each job written in a "
+        "transaction of its own as it ends.")
     add_graph(build)
     build.add_argument("--root", default="", help="the move list the graph starts from, "
                        "attacker to move (default: the empty board, Black attacks)")
     add_budget(build)
-    add_run(build, batch=16)
-    build.add_argument("--batches", type=int, default=0, help="stop after (0: no limit)")
+    add_run(build)
+    build.add_argument("--jobs", type=int, default=0, help="stop after (0: no limit)")
+    build.add_argument("--shallow-slots", type=int, default=SHALLOW_SLOTS,
+                       help="of the jobs running at once, how many take the open vertex with "
+                       "the fewest stones in the branch, not the most (default %(default)s)")
     build.add_argument("--branch", action="append", default=[],
                        help="build only this reply to the root's move (e.g. 'h8 h15', in any "
                        "symmetry), not the branches in their order; given more than once, "
@@ -162,7 +164,9 @@ def main(argv: list[str] | None = None) -> int:
         "has worked on, the most stones first: the replies that jobs from before the quick "
         "proof (or with a smaller one) left open are proved in bulk, or refuted.")
     add_graph(sweep)
-    add_run(sweep, batch=64)
+    add_run(sweep)
+    sweep.add_argument("--batch", type=int, default=64,
+                       help="open vertices per batch, one transaction each (default 64)")
     add_threat_nodes(sweep)
 
     verify = commands.add_parser(

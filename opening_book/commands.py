@@ -50,10 +50,9 @@ def build(db: Path, args: argparse.Namespace, limits: ProverLimits) -> int:
                                      give_up_after=args.give_up_after,
                                      flood_replies=args.flood_replies,
                                      flood_moves_left=args.flood_moves_left)
-    return _grow(graph, args, "building", lambda runner, progress: builder.build(
-        graph, settings, args.root, runner, seconds=args.minutes * 60, batch=args.batch,
-        max_batches=args.batches, progress=progress, cores=max(1, args.workers),
-        branches=branches))
+    return _grow(graph, args, "building", " job", lambda runner, progress: builder.build(
+        graph, settings, args.root, runner, seconds=args.minutes * 60, max_jobs=args.jobs,
+        shallow_slots=args.shallow_slots, progress=progress, branches=branches))
 
 
 def branch_line(graph: Graph, args: argparse.Namespace, line: str) -> str:
@@ -75,21 +74,25 @@ def sweep(db: Path, args: argparse.Namespace, limits: ProverLimits) -> int:
     graph = open_graph(db, args)
     settings = builder.BuildSettings(args.rule, args.size, int(graph.setting("budget")), limits,
                                      quick_nodes=args.quick_nodes)
-    return _grow(graph, args, "sweeping", lambda runner, progress: builder.sweep(
+    return _grow(graph, args, "sweeping", " batch", lambda runner, progress: builder.sweep(
         graph, settings, graph.setting("root"), runner, seconds=args.minutes * 60,
-        batch=args.batch, progress=progress, cores=max(1, args.workers)))
+        batch=args.batch, progress=progress))
 
 
-def _grow(graph: Graph, args: argparse.Namespace, title: str,
+def runner_of(args: argparse.Namespace) -> builder.Runner:
+    """Dask workers (local ones, or those of --scheduler), or this process (--workers 0)."""
+    if args.workers > 0 or args.scheduler:
+        return builder.DaskCluster(args.scheduler, args.workers)
+    return builder.InProcess()
+
+
+def _grow(graph: Graph, args: argparse.Namespace, title: str, unit: str,
           run: Callable[[builder.Runner, builder.Progress], dict[str, int]]) -> int:
     """Run a build or a sweep (``run``) on Dask workers or in this process, with a progress
-    bar; an interrupt (SIGINT, or SIGTERM, even when the shell started it in the background
-    with SIGINT ignored) keeps every batch written before it."""
-    if args.workers > 0 or args.scheduler:
-        runner, close = builder.dask_runner(args.scheduler, args.workers)
-    else:
-        runner, close = builder.run_here, (lambda: None)
-    bar = tqdm(unit=" batch", desc=title, dynamic_ncols=True)
+    bar counting ``unit``s written; an interrupt (SIGINT, or SIGTERM, even when the shell
+    started it in the background with SIGINT ignored) keeps everything written before it."""
+    runner = runner_of(args)
+    bar = tqdm(unit=unit, desc=title, dynamic_ncols=True)
 
     def progress(counts: dict[str, int], seconds: float) -> None:
         bar.update(1)
@@ -103,12 +106,12 @@ def _grow(graph: Graph, args: argparse.Namespace, title: str,
     try:
         counts = run(runner, progress)
     except KeyboardInterrupt:
-        counts = graph.counts()  # the batch in flight is lost, every earlier one is written
+        counts = graph.counts()  # the work in flight is lost, all that ended is written
     finally:
         for number, handler in handlers.items():
             signal.signal(number, handler)
         bar.close()
-        close()
+        runner.close()
         graph.close()
     print(describe(counts))
     return 0
@@ -158,14 +161,12 @@ def export(db: Path, args: argparse.Namespace, out: Path) -> int:
     reproof = Reproof(args.reproof_nodes, args.threat_nodes)
     settings = builder.BuildSettings(args.rule, args.size, int(graph.setting("budget")),
                                      reproof.limits())
-    if args.workers > 0 or args.scheduler:
-        runner, close = builder.dask_runner(args.scheduler, args.workers)
-    else:
-        runner, close = builder.run_here, (lambda: None)
+    runner = runner_of(args)
     bar = tqdm(unit=" vertex", desc="reproofs", dynamic_ncols=True)
 
     def check(vertices: list[Vertex]) -> list[bool]:
-        answers = runner(builder.reproves, [(vertex.moves, "") for vertex in vertices], settings)
+        answers = runner.map(builder.reproves, [(vertex.moves, "") for vertex in vertices],
+                             settings)
         bar.update(len(vertices))
         bar.set_postfix(reproved=sum(answers))
         return answers
@@ -174,7 +175,7 @@ def export(db: Path, args: argparse.Namespace, out: Path) -> int:
         count = export_graph(graph, out, args.all, reproof, check)
     finally:
         bar.close()
-        close()
+        runner.close()
         graph.close()
     print(f"{out}: {count} positions, {out.stat().st_size} bytes")
     return 0

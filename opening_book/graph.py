@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import sqlite3
 import struct
+from itertools import groupby
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -127,37 +128,48 @@ class Graph:
         row = self.db.execute("SELECT * FROM vertex WHERE key = ?", (signed(key),)).fetchone()
         return None if row is None else _vertex(row)
 
+    def _status(self, key: int) -> str | None:
+        row = self.db.execute("SELECT status FROM vertex WHERE key = ?", (signed(key),)).fetchone()
+        return None if row is None else str(row[0])
+
     def vertices(self, status: str | None = None) -> Iterator[Vertex]:
         query = "SELECT * FROM vertex" + (" WHERE status = ?" if status else "")
         for row in self.db.execute(query, (status,) if status else ()):
             yield _vertex(row)
 
-    def open_vertices(self, limit: int, branch_moves: int = 0,
-                      only: Sequence[str] = ()) -> list[Vertex]:
-        """Open vertices to work on next.  A *branch* is the set of lines that share their first
-        ``branch_moves`` moves (from the empty board: 2, one branch per reply to the first
-        move); branches are finished one at a time, in ``branch_order``, and in a branch the
-        most stones come first: one line is followed down until it is proved or fails, so
-        proofs (and failures, which send the parent to another move) come early.  Among as many
-        stones, the most tried first: a vertex whose moves keep failing fails soonest that way
-        (``BuildSettings.give_up_after``), and with it the move above, instead of each of its
-        200-odd siblings being tried once, then each again.  ``branch_moves`` 0: the whole
-        graph is one branch.  ``only``: the open vertices of these branches alone (lines of
-        ``branch_moves`` moves as the graph spells them), the shared ones with them, the
-        branches in the order given instead of ``branch_order``."""
+    def open_branches(self, branch_moves: int = 0, only: Sequence[str] = ()
+                      ) -> list[list[Vertex]]:
+        """The open vertices to work on, branch by branch in the order they are built.  A
+        *branch* is the set of lines that share their first ``branch_moves`` moves (from the
+        empty board: 2, one branch per reply to the first move); branches are finished one at a
+        time, in ``branch_order``, and in a branch the most stones come first: one line is
+        followed down until it is proved or fails, so proofs (and failures, which send the
+        parent to another move) come early.  Among as many stones, the most tried first: a
+        vertex whose moves keep failing fails soonest that way (``BuildSettings.give_up_after``),
+        and with it the move above, instead of each of its 200-odd siblings being tried once,
+        then each again.  ``branch_moves`` 0: the whole graph is one branch.  ``only``: the
+        open vertices of these branches alone (lines of ``branch_moves`` moves as the graph
+        spells them), the shared ones with them, the branches in the order given instead of
+        ``branch_order``.  A vertex shared by transposition comes in the first branch that
+        reaches it."""
         rows = [_vertex(row) for row in self.db.execute(
             "SELECT * FROM vertex WHERE status = 'open' ORDER BY stones DESC, attempts DESC, key")]
-        if branch_moves:
-            branches = self._open_branches(branch_moves)
-            lines = {vertex.key: branches.get(vertex.key) or [branch(vertex, branch_moves)]
-                     for vertex in rows}
-            rank = {line: i for i, line in enumerate(only)}
-            if only:
-                rows = [vertex for vertex in rows if rank.keys() & set(lines[vertex.key])]
-            rows.sort(key=lambda vertex: (  # stable
-                min(rank.get(line, len(rank)) for line in lines[vertex.key]),
-                branch_order(lines[vertex.key][0])))
-        return rows[:limit]
+        if not branch_moves:
+            return [rows] if rows else []
+        branches = self._open_branches(branch_moves)
+        lines = {vertex.key: branches.get(vertex.key) or [branch(vertex, branch_moves)]
+                 for vertex in rows}
+        rank = {line: i for i, line in enumerate(only)}
+        if only:
+            rows = [vertex for vertex in rows if rank.keys() & set(lines[vertex.key])]
+
+        def place(vertex: Vertex) -> tuple[int, tuple[int, str]]:
+            first = min(lines[vertex.key], key=lambda line: (rank.get(line, len(rank)),
+                                                             branch_order(line)))
+            return rank.get(first, len(rank)), branch_order(first)
+
+        rows.sort(key=place)  # stable: in a branch, the order of the query
+        return [list(group) for _, group in groupby(rows, key=place)]
 
     def _open_branches(self, branch_moves: int) -> dict[int, list[str]]:
         """Per open vertex, the branches whose lines lead to it through the replies, first in
@@ -182,7 +194,7 @@ class Graph:
             "ORDER BY stones DESC, key LIMIT ?", (limit,))]
 
     def open_by_branch(self, branch_moves: int) -> Counter[str]:
-        """Open vertices per branch (see ``open_vertices``)."""
+        """Open vertices per branch (see ``open_branches``)."""
         return Counter(branch(vertex, branch_moves) for vertex in self.vertices("open"))
 
     def children(self, key: int) -> list[int]:
@@ -206,7 +218,11 @@ class Graph:
                         "VALUES (?, ?, ?, 'open')", (signed(key), moves, stones))
 
     def record(self, vertex: Vertex, children: Iterable[tuple[int, str, int]]) -> None:
-        """Write a worked-on vertex and its child vertices (key, moves, stones), new ones open."""
+        """Write a worked-on vertex and its child vertices (key, moves, stones), new ones open;
+        nothing over a proved vertex unless proved again (a job that worked on it before a
+        proof reached it by transposition)."""
+        if vertex.status != "proved" and self._status(vertex.key) == "proved":
+            return
         self.db.execute(
             "INSERT INTO vertex VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO UPDATE "
             "SET status = excluded.status, move = excluded.move, longest = excluded.longest, "
@@ -278,12 +294,13 @@ class Graph:
         removed = 0
         while True:
             gone = self.db.execute(
-                "DELETE FROM vertex WHERE status != 'proved' AND key != ? AND NOT EXISTS "
-                "(SELECT 1 FROM reply r WHERE r.child = vertex.key)", (signed(root),)).rowcount
-            self.db.execute("DELETE FROM reply WHERE parent NOT IN (SELECT key FROM vertex)")
-            if gone <= 0:
+                "DELETE FROM vertex WHERE status IN ('open', 'expanded', 'failed') AND key != ? "
+                "AND NOT EXISTS (SELECT 1 FROM reply r WHERE r.child = vertex.key) RETURNING key",
+                (signed(root),)).fetchall()
+            self.db.executemany("DELETE FROM reply WHERE parent = ?", gone)
+            if not gone:
                 return removed
-            removed += gone
+            removed += len(gone)
 
     def reopen(self, parent: int, key: int, moves: str, stones: int) -> int:
         """Mend a hole: the position ``key`` (reached by ``moves``, ``stones`` stones), a reply

@@ -9,6 +9,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -40,9 +41,9 @@ def root_position_key() -> int:
     return position_board(ROOT, 15, 1).canonical_key()[0]
 
 
-def build_graph(path: Path, runner: builder.Runner = builder.run_here) -> Graph:
+def build_graph(path: Path, runner: builder.Runner | None = None) -> Graph:
     graph = Graph(path, SETTINGS.as_meta(ROOT) | {"rule": "1", "size": "15"})
-    builder.build(graph, SETTINGS, ROOT, runner, batch=4)
+    builder.build(graph, SETTINGS, ROOT, runner or builder.InProcess())
     return graph
 
 
@@ -63,7 +64,7 @@ def test_the_built_graph_is_proved_and_verified(graph_path: Path) -> None:
     verdict = verify(graph, threat_nodes=VERIFY_NODES)
     assert verdict.holes == [] and verdict.vertices >= 6 and verdict.checked > 1000
     assert verdict.longest <= SETTINGS.budget
-    assert graph.core_seconds() > 0  # each batch records what it cost
+    assert graph.core_seconds() > 0  # each job records what it cost
     graph.close()
 
 
@@ -113,7 +114,7 @@ def test_a_hole_repaired_is_built_and_proved_again(graph_path: Path, tmp_path: P
     assert "repaired: 1 positions" in out and ", 1 proved vertices above" in out  # the root
     graph = Graph(broken)
     assert root_vertex(graph).status == "expanded" and graph.counts()["open"] == 1
-    builder.build(graph, SETTINGS, ROOT, builder.run_here, batch=4)
+    builder.build(graph, SETTINGS, ROOT, builder.InProcess())
     assert root_vertex(graph).status == "proved"
     graph.close()
     assert cli.main(arguments) == 0
@@ -146,7 +147,8 @@ def export_with_reproofs(graph_path: Path, book_path: Path, proof_nodes: int
 
     def check(vertices: list[Vertex]) -> list[bool]:
         asked.append(len(vertices))
-        return builder.run_here(builder.reproves, [(v.moves, "") for v in vertices], settings)
+        return builder.InProcess().map(builder.reproves, [(v.moves, "") for v in vertices],
+                                       settings)
 
     graph = Graph(graph_path)
     count = export(graph, book_path, reproof=reproof, reproved=check)
@@ -227,11 +229,11 @@ def test_the_shipped_book_answers_the_proved_second_moves(line: str) -> None:
 
 
 def test_dask_runs_the_same_jobs(graph_path: Path, tmp_path: Path) -> None:
-    runner, close = builder.dask_runner(None, 2)
+    runner = builder.DaskCluster(None, 2)
     try:
         graph = build_graph(tmp_path / "dask.sqlite", runner)
     finally:
-        close()
+        runner.close()
     assert graph.counts() == Graph(graph_path).counts()
 
 
@@ -293,6 +295,13 @@ def test_moves_map_to_the_canonical_frame_and_back() -> None:
                     assert from_canonical(board, sym, to_canonical(board, sym, x, y)) == (x, y)
 
 
+def open_moves(graph: Graph, limit: int, branch_moves: int = 0, only: Sequence[str] = ()
+               ) -> list[str]:
+    """The first ``limit`` open vertices' move lists, branch after branch."""
+    return [vertex.moves for line in graph.open_branches(branch_moves, only)
+            for vertex in line][:limit]
+
+
 def test_open_vertices_come_branch_by_branch_the_farthest_reply_first(tmp_path: Path) -> None:
     graph = Graph(tmp_path / "branches.sqlite")
     lines = ["h8 h9 g7 a1", "h8 h9 g7 a2 b3", "h8 h9 g7 a3 b1 b2", "h8 a15 i9 a1", "h8 i9 j10 a1",
@@ -300,20 +309,18 @@ def test_open_vertices_come_branch_by_branch_the_farthest_reply_first(tmp_path: 
     with graph.db:
         for key, moves in enumerate(lines, start=1):
             graph.add_open(key, moves, len(moves.split()))
-    order = [vertex.moves for vertex in graph.open_vertices(10, branch_moves=2)]
-    assert order == ["h8 a15 i9 a1", "h8 h9 g7 a3 b1 b2", "h8 h9 g7 a2 b3", "h8 h9 g7 a1",
-                     "h8 i9 j10 a1 k11 a2", "h8 i9 j10 a1"]
-    assert [v.moves for v in graph.open_vertices(2)] == ["h8 h9 g7 a3 b1 b2",
-                                                         "h8 i9 j10 a1 k11 a2"]
+    assert [[v.moves for v in line] for line in graph.open_branches(2)] == [
+        ["h8 a15 i9 a1"], ["h8 h9 g7 a3 b1 b2", "h8 h9 g7 a2 b3", "h8 h9 g7 a1"],
+        ["h8 i9 j10 a1 k11 a2", "h8 i9 j10 a1"]]
+    assert open_moves(graph, 2) == ["h8 h9 g7 a3 b1 b2", "h8 i9 j10 a1 k11 a2"]
     with graph.db:  # among as many stones, the vertex tried most often first
         graph.db.execute("UPDATE vertex SET attempts = 2 WHERE moves = 'h8 i9 j10 a1 k11 a2'")
-    assert [v.moves for v in graph.open_vertices(2)] == ["h8 i9 j10 a1 k11 a2",
-                                                         "h8 h9 g7 a3 b1 b2"]
-    only = graph.open_vertices(10, branch_moves=2, only=["h8 h9"])  # one branch alone
-    assert [v.moves for v in only] == ["h8 h9 g7 a3 b1 b2", "h8 h9 g7 a2 b3", "h8 h9 g7 a1"]
-    two = graph.open_vertices(10, branch_moves=2, only=["h8 i9", "h8 h9"])  # in this order
-    assert [v.moves for v in two] == ["h8 i9 j10 a1 k11 a2", "h8 i9 j10 a1", "h8 h9 g7 a3 b1 b2",
-                                      "h8 h9 g7 a2 b3", "h8 h9 g7 a1"]
+    assert open_moves(graph, 2) == ["h8 i9 j10 a1 k11 a2", "h8 h9 g7 a3 b1 b2"]
+    only = open_moves(graph, 10, branch_moves=2, only=["h8 h9"])  # one branch alone
+    assert only == ["h8 h9 g7 a3 b1 b2", "h8 h9 g7 a2 b3", "h8 h9 g7 a1"]
+    two = open_moves(graph, 10, branch_moves=2, only=["h8 i9", "h8 h9"])  # in this order
+    assert two == ["h8 i9 j10 a1 k11 a2", "h8 i9 j10 a1", "h8 h9 g7 a3 b1 b2", "h8 h9 g7 a2 b3",
+                   "h8 h9 g7 a1"]
 
 
 def test_an_open_vertex_shared_by_two_branches_comes_with_the_first_of_them(
@@ -327,11 +334,78 @@ def test_an_open_vertex_shared_by_two_branches_comes_with_the_first_of_them(
         for parent, child in ((2, 3), (2, 9), (1, 9)):
             graph.db.execute("INSERT INTO reply VALUES (?, ?)", (parent, child))
         graph.db.execute("UPDATE vertex SET status = 'expanded' WHERE stones = 2")
-    order = [vertex.key for vertex in graph.open_vertices(10, branch_moves=2)]
-    assert order == [9, 3]
-    assert [v.key for v in graph.open_vertices(10, 2, only=["h8 c14"])] == [9, 3]
-    assert [v.key for v in graph.open_vertices(10, 2, only=["h8 c15"])] == [9]
-    assert [v.key for v in graph.open_vertices(10, 2, only=["h8 c15", "h8 c14"])] == [9, 3]
+
+    def keys(only: list[str]) -> list[list[int]]:
+        return [[vertex.key for vertex in line] for line in graph.open_branches(2, only)]
+
+    assert keys([]) == [[9], [3]]
+    assert keys(["h8 c14"]) == [[3, 9]]  # one branch: as many stones, the lower key first
+    assert keys(["h8 c15"]) == [[9]]
+    assert keys(["h8 c15", "h8 c14"]) == [[9], [3]]
+
+
+def test_the_jobs_run_at_once_take_the_deepest_vertices_and_some_the_shallowest() -> None:
+    def vertex(key: int, stones: int) -> Vertex:
+        return Vertex(key, f"line {key}", stones, "open", None, None, 0, 0, 0)
+
+    deep, middle, shallow, other = vertex(1, 20), vertex(2, 12), vertex(3, 4), vertex(4, 30)
+    branches = [[deep, middle, shallow], [other]]  # as Graph.open_branches gives them
+    keys = [(v.key, from_shallow) for v, from_shallow in builder.pick(branches, [], 2, 0)]
+    assert keys == [(1, False), (2, False)]  # depth first, one branch before the next
+    keys = [(v.key, from_shallow) for v, from_shallow in builder.pick(branches, [], 2, 1)]
+    assert keys == [(3, True), (1, False)]
+    # a slot freed: the one from the shallow end still runs, so the next deepest that is not
+    # running; then the branch's last vertex runs, and the next branch comes
+    assert builder.pick(branches, [(shallow, True), (deep, False)], 1, 1) == [(middle, False)]
+    assert builder.pick(branches, [(middle, False), (deep, False)], 1, 1) == [(shallow, True)]
+    running = [(deep, False), (middle, False), (shallow, True)]
+    assert builder.pick(branches, running, 3, 1) == [(other, False)]
+    assert builder.pick(branches, running, 0, 1) == []
+
+
+@pytest.mark.parametrize("workers", [0, 2])
+def test_a_stream_keeps_every_slot_busy_and_takes_every_result(workers: int) -> None:
+    jobs = [(ROOT, ""), (ROOT, "0,14,"), (ROOT, "0,"), (ROOT, "14,")]
+    runner = builder.DaskCluster(None, workers) if workers else builder.InProcess()
+    asked: list[int] = []
+    taken: dict[str, builder.Work] = {}
+
+    def feed(free: int) -> list[tuple[str, str]]:
+        asked.append(free)
+        given = jobs[:free]
+        del jobs[:free]
+        return given
+
+    def take(arguments: tuple[str, str], work: builder.Work) -> None:
+        taken[arguments[1]] = work
+
+    try:
+        runner.stream(builder.work_on, SMALL_JOBS, feed, take)
+    finally:
+        runner.close()
+    # all the slots, then one slot each time a job ends (and when none is left, two for two)
+    assert runner.slots == max(1, workers)
+    assert asked == ([2, 1, 1, 1, 2] if workers else [1, 1, 1, 1, 1])
+    assert sorted(taken) == ["", "0,", "0,14,", "14,"]
+    for excluded, work in taken.items():  # each job's own result
+        assert work.records == builder.work_on(ROOT, excluded, SMALL_JOBS).records
+
+
+def test_a_job_written_after_a_transposition_proved_its_vertex_keeps_the_proof(
+        tmp_path: Path) -> None:
+    graph = Graph(tmp_path / "stale.sqlite", SMALL_JOBS.as_meta(ROOT))
+    key = root_position_key()
+    proved = Vertex(key, ROOT, 8, "proved", 3, 15, 15, 1, 10)
+    expanded = Vertex(key, ROOT, 8, "expanded", 5, None, 0, 1, 10)
+    with graph.db:
+        graph.record(proved, [])
+        graph.record(expanded, [(7, ROOT + " a5", 9)])
+    assert root_vertex(graph) == proved and graph.children(key) == []
+    with graph.db:  # the other way round, the proof is taken
+        graph.db.execute("DELETE FROM vertex")
+        graph.record(expanded, [(7, ROOT + " a5", 9)])
+        graph.record(proved, [])
+    assert root_vertex(graph) == proved and graph.children(key) == []
 
 
 # The same root with a prover too small to prove it in one job, and no engine search (its timed
@@ -349,11 +423,11 @@ def root_vertex(graph: Graph) -> Vertex:
 
 def test_the_quick_proof_closes_the_replies_a_job_leaves_open(tmp_path: Path) -> None:
     without = Graph(tmp_path / "without.sqlite", SMALL_JOBS.as_meta(ROOT))
-    builder.build(without, SMALL_JOBS, ROOT, builder.run_here, max_batches=1)
+    builder.build(without, SMALL_JOBS, ROOT, builder.InProcess(), max_jobs=1)
     assert root_vertex(without).status == "expanded" and without.counts()["open"] >= 3
     quick = dataclasses.replace(SMALL_JOBS, quick_nodes=2000)
     graph = Graph(tmp_path / "quick.sqlite", quick.as_meta(ROOT))
-    builder.build(graph, quick, ROOT, builder.run_here, max_batches=1)
+    builder.build(graph, quick, ROOT, builder.InProcess(), max_jobs=1)
     assert root_vertex(graph).status == "proved" and graph.counts()["open"] == 0
     assert verify(graph, threat_nodes=VERIFY_NODES).holes == []
 
@@ -361,12 +435,12 @@ def test_the_quick_proof_closes_the_replies_a_job_leaves_open(tmp_path: Path) ->
 def test_a_wide_threat_search_closes_the_replies_that_leave_the_attackers_threats_standing(
         tmp_path: Path) -> None:
     narrow = Graph(tmp_path / "narrow.sqlite", SMALL_JOBS.as_meta(ROOT))
-    builder.build(narrow, SMALL_JOBS, ROOT, builder.run_here, max_batches=1)
+    builder.build(narrow, SMALL_JOBS, ROOT, builder.InProcess(), max_jobs=1)
     opened = narrow.counts()["open"]
     assert opened >= 3
     wide = dataclasses.replace(SMALL_JOBS, wide_threat_nodes=WIDE_NODES)
     graph = Graph(tmp_path / "wide.sqlite", wide.as_meta(ROOT))
-    builder.build(graph, wide, ROOT, builder.run_here, max_batches=1)
+    builder.build(graph, wide, ROOT, builder.InProcess(), max_jobs=1)
     vertex = root_vertex(graph)
     assert vertex.move == root_vertex(narrow).move and vertex.threat_longest > 0
     assert vertex.status == "proved"  # here every reply is won by threats or the prover
@@ -382,16 +456,16 @@ def test_a_wide_threat_search_closes_the_replies_that_leave_the_attackers_threat
 def test_a_sweep_proves_the_open_vertices_left_by_jobs_without_the_quick_proof(
         tmp_path: Path) -> None:
     graph = Graph(tmp_path / "sweep.sqlite", SMALL_JOBS.as_meta(ROOT))
-    builder.build(graph, SMALL_JOBS, ROOT, builder.run_here, max_batches=1)
+    builder.build(graph, SMALL_JOBS, ROOT, builder.InProcess(), max_jobs=1)
     opened = graph.counts()["open"]
     assert opened >= 3 and verify(graph, threat_nodes=VERIFY_NODES).holes
     small = dataclasses.replace(SMALL_JOBS, quick_nodes=1)  # too small to prove them all
-    assert 0 < builder.sweep(graph, small, ROOT, builder.run_here)["open"] <= opened
+    assert 0 < builder.sweep(graph, small, ROOT, builder.InProcess())["open"] <= opened
     assert graph.unseen_open_vertices(10) == []  # each looked at once ...
     with graph.db:  # ... so a sweep after the build's next jobs looks only at their replies
         graph.db.execute("UPDATE vertex SET attempts = 0 WHERE status = 'open'")
     counts = builder.sweep(graph, dataclasses.replace(SMALL_JOBS, quick_nodes=2000), ROOT,
-                           builder.run_here)
+                           builder.InProcess())
     assert counts["open"] == 0 and root_vertex(graph).status == "proved"
     assert verify(graph, threat_nodes=VERIFY_NODES).holes == []
 
@@ -465,7 +539,7 @@ def test_a_vertex_expanded_with_too_many_replies_open_is_opened_again_without_it
     with graph.db:  # two replies open: within a limit of 2, and too many for 1 ...
         assert graph.give_up_floods(8, 2, root) == 0
         assert graph.give_up_floods(10, 1, root) == 0  # ... but only from 10 stones on
-        assert graph.vertex(root).status == "expanded"
+        assert root_vertex(graph).status == "expanded"
         assert graph.give_up_floods(8, 1, root) == 1
     reopened = graph.vertex(root)
     assert reopened is not None and (reopened.status, reopened.excluded) == ("open", "111,")
@@ -498,32 +572,16 @@ def test_a_vertex_near_the_budget_with_enough_moves_excluded_fails() -> None:
     assert builder.work_on(ROOT, excluded, far).records[-1][0].status == "expanded"
 
 
-@pytest.mark.parametrize("workers", [0, 2])
-def test_a_batch_ends_at_the_first_job_that_gives_a_vertex_up(workers: int) -> None:
-    # the second job fails (two moves excluded near the budget): the two after it are dropped
-    settings = dataclasses.replace(SMALL_JOBS, give_up_after=2)
-    jobs = [(ROOT, ""), (ROOT, "0,14,"), (ROOT, ""), (ROOT, "")]
-    runner, close = (builder.dask_runner(None, workers) if workers
-                     else (builder.run_here, lambda: None))
-    try:
-        until = runner(builder.work_on, jobs, settings, builder.Work.fails)
-        every = runner(builder.work_on, jobs, settings)
-    finally:
-        close()
-    assert [work.fails() for work in until] == [False, True]
-    assert [work.fails() for work in every] == [False, True, False, False]
-
-
 def test_the_build_command_builds_the_branches_asked_for_in_their_order(tmp_path: Path) -> None:
     path = tmp_path / "branch.sqlite"
     graph = Graph(path, SMALL_JOBS.as_meta(ROOT))
-    builder.build(graph, SMALL_JOBS, ROOT, builder.run_here, max_batches=1)
-    branches = [v.moves for v in graph.open_vertices(10, branch_moves=10)]
+    builder.build(graph, SMALL_JOBS, ROOT, builder.InProcess(), max_jobs=1)
+    branches = open_moves(graph, 10, branch_moves=10)
     graph.close()
     assert len(branches) >= 2
     last = branches[-1]  # the branch built last in the usual order
     args = ["build", "--db", str(path), "--root", ROOT, "--budget", "17", "--workers", "0",
-            "--batches", "1", "--batch", "1", "--engine-ms", "0", "--quick-nodes", "0",
+            "--jobs", "1", "--engine-ms", "0", "--quick-nodes", "0",
             "--max-nodes", "300", "--threat-nodes", "40", "--wide-threat-nodes", "0"]
     assert cli.main(args + ["--branch", last, "--branch", branches[0]]) == 0
     worked = [v for v in Graph(path).vertices() if v.attempts and v.stones > 8]
@@ -537,9 +595,9 @@ def test_a_build_started_in_the_background_stops_cleanly_on_a_signal(
         tmp_path: Path, number: signal.Signals) -> None:
     # as a shell starts a background job: SIGINT ignored (Python then sets no handler for it)
     path = tmp_path / "signal.sqlite"
-    args = ["build", "--db", str(path), "--budget", "35", "--workers", "0", "--batch", "1",
+    args = ["build", "--db", str(path), "--budget", "35", "--workers", "0",
             "--engine-ms", "0", "--quick-nodes", "0", "--max-nodes", "300", "--threat-nodes",
-            "40", "--wide-threat-nodes", "0"]  # from the empty board: hours of batches
+            "40", "--wide-threat-nodes", "0"]  # from the empty board: hours of jobs
     build = subprocess.Popen(
         [sys.executable, "-c", "from opening_book import cli; raise SystemExit(cli.main())",
          *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -547,7 +605,7 @@ def test_a_build_started_in_the_background_stops_cleanly_on_a_signal(
     assert build.stderr is not None
     progress = ""
     try:
-        while " 2 batch" not in progress:  # two batches written: the build is under way
+        while " 2 job" not in progress:  # two jobs written: the build is under way
             character = build.stderr.read(1)
             assert character, progress
             progress += character
@@ -556,14 +614,14 @@ def test_a_build_started_in_the_background_stops_cleanly_on_a_signal(
     finally:
         build.kill()  # (if the signal did not end it)
     assert build.returncode == 0 and out.startswith("vertices: ")
-    assert sum(Graph(path).counts().values()) > 1  # the batches written are kept
+    assert sum(Graph(path).counts().values()) > 1  # the jobs written are kept
 
 
 def test_the_sweep_command_takes_the_budget_and_root_of_the_graph(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "cli.sqlite"
     graph = Graph(path, SMALL_JOBS.as_meta(ROOT))
-    builder.build(graph, SMALL_JOBS, ROOT, builder.run_here, max_batches=1)
+    builder.build(graph, SMALL_JOBS, ROOT, builder.InProcess(), max_jobs=1)
     graph.close()
     assert cli.main(["sweep", "--db", str(path), "--workers", "0", "--quick-nodes", "2000",
                      "--threat-nodes", "40"]) == 0

@@ -405,7 +405,7 @@ class DaskCluster:
             self.cluster.close()
 
 
-Progress = Callable[[dict[str, int], float], None]  # (vertex counts, seconds so far)
+Progress = Callable[[float], None]  # after each job or batch written: the seconds so far
 
 
 def build(graph: Graph, settings: BuildSettings, root: str, runner: Runner, *,
@@ -451,7 +451,7 @@ def build(graph: Graph, settings: BuildSettings, root: str, runner: Runner, *,
         write(graph, [work], {vertex.key: vertex.attempts}, root_key, (now - last) * runner.slots)
         last = now
         if progress is not None:
-            progress(graph.counts(), now - start)
+            progress(now - start)
 
     runner.stream(work_on, settings, feed, take)
     return graph.counts()
@@ -497,7 +497,7 @@ def sweep(graph: Graph, settings: BuildSettings, root: str, runner: Runner, *,
         write(graph, works, {v.key: v.attempts for v in pending}, root_key,
               (time.perf_counter() - batch_start) * runner.slots)
         if progress is not None:
-            progress(graph.counts(), time.perf_counter() - start)
+            progress(time.perf_counter() - start)
         if seconds and time.perf_counter() - start > seconds:
             break
     return graph.counts()

@@ -79,6 +79,11 @@ def sweep(db: Path, args: argparse.Namespace, limits: ProverLimits) -> int:
         batch=args.batch, progress=progress))
 
 
+# Seconds between two readings of the vertex counts on a build's progress bar: each reading
+# scans the graph (0.15 s at 300 k vertices) in the process that also writes every job.
+COUNTS_EVERY = 10.0
+
+
 def runner_of(args: argparse.Namespace) -> builder.Runner:
     """Dask workers (local ones, or those of --scheduler), or this process (--workers 0)."""
     if args.workers > 0 or args.scheduler:
@@ -93,13 +98,21 @@ def _grow(graph: Graph, args: argparse.Namespace, title: str, unit: str,
     started it in the background with SIGINT ignored) keeps everything written before it."""
     runner = runner_of(args)
     bar = tqdm(unit=unit, desc=title, dynamic_ncols=True)
+    proved_before = graph.counts()["proved"]
+    shown = -COUNTS_EVERY  # when the counts were last read
 
-    def progress(counts: dict[str, int], seconds: float) -> None:
+    def progress(seconds: float) -> None:
+        nonlocal shown
         bar.update(1)
+        if seconds - shown < COUNTS_EVERY:
+            return
+        shown = seconds
+        counts = graph.counts()
+        gained = counts["proved"] - proved_before
         bar.set_postfix(proved=counts["proved"], expanded=counts["expanded"],
                         open=counts["open"], failed=counts["failed"],
                         deepest_open=graph.deepest_open(),
-                        per_min=f"{60 * sum(counts.values()) / max(seconds, 1e-9):.0f}")
+                        proved_per_min=f"{60 * gained / max(seconds, 1e-9):.1f}")
 
     handlers = {number: signal.signal(number, _interrupt)
                 for number in (signal.SIGINT, signal.SIGTERM)}

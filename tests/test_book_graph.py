@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+import re
 import signal
 import sqlite3
 import subprocess
@@ -605,7 +606,8 @@ def test_a_build_started_in_the_background_stops_cleanly_on_a_signal(
     assert build.stderr is not None
     progress = ""
     try:
-        while " 2 job" not in progress:  # two jobs written: the build is under way
+        # two jobs written (the bar shows a count at most every 0.1 s): the build is under way
+        while max(map(int, re.findall(r"(\d+) job", progress)), default=0) < 2:
             character = build.stderr.read(1)
             assert character, progress
             progress += character

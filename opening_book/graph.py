@@ -128,10 +128,6 @@ class Graph:
         row = self.db.execute("SELECT * FROM vertex WHERE key = ?", (signed(key),)).fetchone()
         return None if row is None else _vertex(row)
 
-    def _status(self, key: int) -> str | None:
-        row = self.db.execute("SELECT status FROM vertex WHERE key = ?", (signed(key),)).fetchone()
-        return None if row is None else str(row[0])
-
     def vertices(self, status: str | None = None) -> Iterator[Vertex]:
         query = "SELECT * FROM vertex" + (" WHERE status = ?" if status else "")
         for row in self.db.execute(query, (status,) if status else ()):
@@ -163,13 +159,12 @@ class Graph:
         if only:
             rows = [vertex for vertex in rows if rank.keys() & set(lines[vertex.key])]
 
-        def place(vertex: Vertex) -> tuple[int, tuple[int, str]]:
-            first = min(lines[vertex.key], key=lambda line: (rank.get(line, len(rank)),
-                                                             branch_order(line)))
-            return rank.get(first, len(rank)), branch_order(first)
+        def place(line: str) -> tuple[int, tuple[int, str]]:
+            return rank.get(line, len(rank)), branch_order(line)
 
-        rows.sort(key=place)  # stable: in a branch, the order of the query
-        return [list(group) for _, group in groupby(rows, key=place)]
+        places = {vertex.key: min(map(place, lines[vertex.key])) for vertex in rows}
+        rows.sort(key=lambda vertex: places[vertex.key])  # stable: in a branch, the query's order
+        return [list(group) for _, group in groupby(rows, key=lambda vertex: places[vertex.key])]
 
     def _open_branches(self, branch_moves: int) -> dict[int, list[str]]:
         """Per open vertex, the branches whose lines lead to it through the replies, first in
@@ -221,7 +216,8 @@ class Graph:
         """Write a worked-on vertex and its child vertices (key, moves, stones), new ones open;
         nothing over a proved vertex unless proved again (a job that worked on it before a
         proof reached it by transposition)."""
-        if vertex.status != "proved" and self._status(vertex.key) == "proved":
+        if vertex.status != "proved" and (mine := self.vertex(vertex.key)) is not None \
+                and mine.status == "proved":
             return
         self.db.execute(
             "INSERT INTO vertex VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO UPDATE "

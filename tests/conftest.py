@@ -12,6 +12,7 @@ import random
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import numba
@@ -19,6 +20,7 @@ import numpy as np
 import pytest
 
 from bot.core.board import Board
+from bot.warmup import kernel_dispatchers
 from tests import naive
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -85,8 +87,32 @@ def frozen_brain(native_library: Path, tmp_path_factory: pytest.TempPathFactory)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Run the one-signature check after everything else has called the kernels."""
+    """Run the one-signature check after everything else has called the kernels, and keep the
+    tests of the library compiled ahead of time (and of the executable made with it) on one
+    pytest-xdist worker: each worker would otherwise build both, minutes each."""
     items.sort(key=lambda item: item.get_closest_marker("run_last") is not None)
+    for item in items:
+        if AHEAD_OF_TIME_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.xdist_group("ahead_of_time"))
+
+
+AHEAD_OF_TIME_FIXTURES = {"native_library", "frozen_brain"}
+
+
+def kernels_with_several_signatures() -> dict[str, list[tuple[str, ...]]]:
+    """The kernels this process has compiled for more than one signature, with their types."""
+    return {name: [tuple(str(t) for t in sig[1:]) for sig in value.signatures]
+            for name, value in kernel_dispatchers().items() if len(value.signatures) > 1}
+
+
+@pytest.fixture(scope="session", autouse=True)
+def one_signature_per_kernel() -> Iterator[None]:
+    """After the last test of this process (of each pytest-xdist worker, which sees only its
+    own tests' calls): no kernel was compiled for a second signature."""
+    yield
+    if not PURE_PYTHON:
+        several = kernels_with_several_signatures()
+        assert not several, f"kernels compiled for more than one signature: {several}"
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -18,7 +18,7 @@ def test_the_pure_python_tests_pass_with_the_jit_disabled() -> None:
     assert not PURE_PYTHON, "run the suite with the JIT on: this test starts the other run"
     run = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-m", "pure_python", "-p", "no:cacheprovider",
-         str(TESTS)],
+         "-n", "0", str(TESTS)],
         env=dict(os.environ, NUMBA_DISABLE_JIT="1"), cwd=TESTS.parent, capture_output=True,
         text=True, timeout=900)
     summary = run.stdout.strip().splitlines()[-1] if run.stdout.strip() else run.stderr

@@ -86,6 +86,10 @@ def frozen_brain(native_library: Path, tmp_path_factory: pytest.TempPathFactory)
     return dist / ("pbrain-sente64.exe" if sys.platform == "win32" else "pbrain-sente")
 
 
+# Fixtures that build the library compiled ahead of time (and the executable made with it)
+AHEAD_OF_TIME_FIXTURES = {"native_library", "frozen_brain"}
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Run the one-signature check after everything else has called the kernels, and keep the
     tests of the library compiled ahead of time (and of the executable made with it) on one
@@ -94,9 +98,6 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if AHEAD_OF_TIME_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.xdist_group("ahead_of_time"))
-
-
-AHEAD_OF_TIME_FIXTURES = {"native_library", "frozen_brain"}
 
 
 def kernels_with_several_signatures() -> dict[str, list[tuple[str, ...]]]:

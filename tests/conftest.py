@@ -64,15 +64,23 @@ def clustered_position(rng: random.Random, width: int, height: int, rule: int,
     return board, pos, around
 
 
+def run_build(arguments: list[str], native_dir: Path) -> None:
+    """Run a build script of build/ with this interpreter and the library in ``native_dir``;
+    on failure, fail with the end of what it printed (its output is otherwise captured)."""
+    run = subprocess.run([sys.executable, *arguments], cwd=ROOT, timeout=900, capture_output=True,
+                         text=True, env=dict(os.environ, SENTE_NATIVE_DIR=str(native_dir)))
+    if run.returncode != 0:
+        pytest.fail(f"{' '.join(arguments)} exited {run.returncode}\nstdout:\n{run.stdout[-4000:]}"
+                    f"\nstderr:\n{run.stderr[-4000:]}", pytrace=False)
+
+
 @pytest.fixture(scope="session")
 def native_library(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The kernels compiled ahead of time (build/aot.py) into a folder of the session's."""
     if PURE_PYTHON or not any(shutil.which(cc) for cc in ("cc", "gcc", "cl")):
         pytest.skip("the ahead-of-time library needs the JIT and a C compiler")
     folder = tmp_path_factory.mktemp("native")
-    subprocess.run([sys.executable, str(ROOT / "build" / "aot.py")], cwd=ROOT, check=True,
-                   env=dict(os.environ, SENTE_NATIVE_DIR=str(folder)), timeout=900,
-                   capture_output=True)
+    run_build([str(ROOT / "build" / "aot.py")], folder)
     return folder
 
 
@@ -80,9 +88,7 @@ def native_library(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def frozen_brain(native_library: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The one-file executable of build/freeze, made with this environment's PyInstaller."""
     dist = tmp_path_factory.mktemp("dist")
-    subprocess.run([sys.executable, str(ROOT / "build" / "freeze"), "--no-venv", "--dist",
-                    str(dist)], cwd=ROOT, check=True, timeout=900, capture_output=True,
-                   env=dict(os.environ, SENTE_NATIVE_DIR=str(native_library)))
+    run_build([str(ROOT / "build" / "freeze"), "--no-venv", "--dist", str(dist)], native_library)
     return dist / ("pbrain-sente64.exe" if sys.platform == "win32" else "pbrain-sente")
 
 

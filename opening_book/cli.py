@@ -141,8 +141,8 @@ def main(argv: list[str] | None = None) -> int:
                        "symmetry), not the branches in their order; given more than once, "
                        "those replies one after another in the order given")
     build.add_argument("--engine-ms", type=int, default=300,
-                       help="engine search that picks the attacker's move where the prover "
-                       "finds no proof (0: proof numbers alone)")
+                       help="engine search that picks the attacker's move each job expands "
+                       "first, before the proof search (0: none, proof numbers alone)")
     build.add_argument("--wide-threat-nodes", type=int, default=BuildSettings.wide_threat_nodes,
                        help="nodes of the threat search given to each reply a job's move leaves "
                        "open when the attacker would win by threats even after a pass (0: "

@@ -348,13 +348,19 @@ class Prover:
         return Proof(root.proved, cell, self.nodes, root.longest if root.proved else 0,
                      time.perf_counter() - start)
 
+    def set_goal(self, budget: int) -> None:
+        """The side to move on the board attacks, to win within ``budget`` stones: what
+        ``expand`` and ``threat_win`` read; the work count starts again, with no clock."""
+        self.attacker = self.board.side_to_move()
+        self.budget = budget
+        self.nodes = self.tree_nodes = 1
+        self.deadline = None
+
     def prove_tree(self, budget: int) -> Node:
         """The proof-number search from the board's position (the side to move attacks); the
         root comes back proved, disproved, or open when the limits ran out."""
         board = self.board
-        self.attacker = board.side_to_move()
-        self.budget = budget
-        self.nodes = self.tree_nodes = 1
+        self.set_goal(budget)
         self.deadline = (time.perf_counter() + self.limits.max_seconds
                          if self.limits.max_seconds else None)
         root = Node(-1, True)

@@ -23,7 +23,7 @@ from opening_book.book import Book, Reproof, load_shipped
 from opening_book.graph import Graph, Vertex, export, signed
 from opening_book.keys import from_canonical, to_canonical
 from opening_book.positions import position_board
-from opening_book.prover import Prover, ProverLimits
+from opening_book.prover import Node, Prover, ProverLimits
 from opening_book.verify import verify
 from tests.conftest import PURE_PYTHON
 
@@ -491,12 +491,40 @@ def test_another_move_replaces_the_engines_only_when_it_leaves_clearly_fewer_rep
     engine = sorted(root.children or [], key=lambda c: c.pn)[1].cell
     assert others_open < 40 and (others_open <= 40 * builder.OTHER_MOVE_SHARE) != engine_kept
     monkeypatch.setattr(builder, "_engine_move", lambda board, settings: engine)
-    monkeypatch.setattr(builder._Job, "replies", lambda job, node, most=None: builder.Replies(
-        unproved=40 if node.cell == engine else others_open))
+    expanded: list[int] = []
+
+    def replies(job: builder._Job, node: Node, most: int | None = None) -> builder.Replies:
+        expanded.append(node.cell)
+        return builder.Replies(unproved=40 if node.cell == engine else others_open)
+
+    monkeypatch.setattr(builder._Job, "replies", replies)
     vertex = builder.work_on(line, "", settings).records[-1][0]
     _, sym = board.canonical_key()
     chosen = board.cell(*from_canonical(board, sym, int(vertex.move or 0)))
     assert vertex.status == "expanded" and (chosen == engine) == engine_kept
+    assert expanded[0] == engine and len(set(expanded)) == len(expanded)  # each move once
+
+
+def test_a_job_whose_engine_move_closes_every_reply_runs_no_proof_search(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # the engine's move is expanded first; when nothing is left open it is the vertex's move,
+    # proved once the graph has its children, and the prover's search is never started
+    line, settings = "h8 a1 i9 o15", dataclasses.replace(SMALL_JOBS, budget=35, engine_ms=1)
+    board = position_board(line, 15, 1)
+    engine = board.cell(9, 9)
+    child = (12345, line + " j10 a15", 6)
+    monkeypatch.setattr(builder, "_engine_move", lambda board, settings: engine)
+    monkeypatch.setattr(builder._Job, "replies", lambda job, node, most=None: builder.Replies(
+        threat_longest=13, children=[child]))
+    monkeypatch.setattr(Prover, "prove_tree", lambda prover, budget: pytest.fail("searched"))
+    records = builder.work_on(line, "", settings).records
+    _, sym = board.canonical_key()
+    vertex, children = records[-1]
+    assert len(records) == 1 and (vertex.status, vertex.threat_longest) == ("expanded", 13)
+    assert vertex.move == to_canonical(board, sym, 9, 9) and children == [child]
+    # an excluded engine move is not expanded again: the search runs
+    with pytest.raises(pytest.fail.Exception, match="searched"):
+        builder.work_on(line, f"{vertex.move},", settings)
 
 
 @pytest.mark.parametrize("open_left, moves_left, status", [

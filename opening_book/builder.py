@@ -60,8 +60,11 @@ class BuildSettings:
     # the empty board cost seconds (1.7 M nodes), 200-odd of them per move a job expands, one
     # job an hour; the quick proofs that succeed need far less (199 of 200 proved vertices
     # 6-28 stones deep proved again: median 4.9 k nodes, 99th percentile 61 k, the most 363 k).
-    # Fewer keeps a job short, more lets a slow quick proof finish.
-    quick_work: int = 300_000
+    # In jobs on the open vertices of h8 h9 and h8 g10 (session 39) 22 of 173 quick proofs
+    # succeeded, 2 of them with more than 100 k nodes, and the failures were most of the
+    # quick proofs' cost: at 100 k, half the nodes of 300 k.  Fewer keeps a job short, more
+    # lets a slow quick proof finish.
+    quick_work: int = 100_000
     # Threat-search nodes for the defender's replies to a job's move when its leaf search (the
     # limits' threat_nodes) leaves them open and the attacker would win by threats even if the
     # defender passed, found by a search this wide (0: never): then most replies, those that

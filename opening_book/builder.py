@@ -229,10 +229,10 @@ def work_on(moves: str, excluded: str, settings: BuildSettings) -> Work:
     ``excluded``: the vertex's attacker moves that failed before (canonical cells).
 
     The engine's move is expanded first: when the threat search and the quick proof close
-    every reply to it, that is the vertex's proof, without the prover's search.  At the open
-    vertices of the graph of record, 12 to 22 stones deep, the prover's search (one second or
-    three) proved none of 103 where the engine's move left a reply open, while the engine's
-    move closed every reply at 17 of 60 (NOTES.md)."""
+    every reply to it, that is the vertex's proof, without the prover's search.  At 60 open
+    vertices of the graph of record 12-16 stones deep the engine's move closed every reply at
+    17; at the other 43, and at 59 of 60 more 20-22 stones deep, three seconds of the
+    prover's search afterwards proved none (NOTES.md)."""
     board = position_board(moves, settings.size, settings.rule)
     job = _Job(board, settings)
     _, sym = board.canonical_key()

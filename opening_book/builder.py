@@ -187,7 +187,9 @@ class _Job:
         longest line) or a child vertex: proved ones (by the prover's tree, by the wide threat
         search when the attacker would win by threats even after a pass, or by the quick proof
         tried on each reply still open) recorded now, the others left open.  Stops at a reply
-        the quick proof refutes, and once more than ``give_up_above`` are open."""
+        the quick proof refutes, and once more than ``give_up_above`` are open, or more than
+        ``quick_proofs_cap(give_up_above)`` before the quick proofs (then ``unproved`` counts
+        the replies the threat searches left open so far, and the quick proofs are not tried)."""
         board, attacker = self.board, self.prover.attacker
         board.play(*board.point(reply_node.cell), attacker)
         if reply_node.children is None:
@@ -195,13 +197,25 @@ class _Job:
         children = reply_node.children or []
         wide = self.wide_nodes > 0 and any(not child.proved for child in children) and \
             self.prover.threat_win(self.wide_nodes, passed=True) > 0
-        found = Replies()
-        for child in children:
+        cap = None if give_up_above is None else quick_proofs_cap(give_up_above)
+        found, unclosed = Replies(), list[Node]()
+        for child in children:  # the threat searches first: a flood shows before the quick proofs
             board.play(*board.point(child.cell), 3 - attacker)
             if not child.proved and wide and (longest := self.prover.threat_win(self.wide_nodes)):
                 child = Node(child.cell, True)  # a threat leaf, as the prover closes one
                 child.prove(longest)
-            if not child.proved and self.quick is not None:
+            if child.proved:
+                self.take(child, found)
+            else:
+                unclosed.append(child)
+            board.undo()
+            if cap is not None and len(unclosed) > cap:
+                board.undo()
+                found.unproved = len(unclosed)
+                return found
+        for child in unclosed:
+            board.play(*board.point(child.cell), 3 - attacker)
+            if self.quick is not None:
                 quick = self.quick.prove_tree(self.budget)
                 if quick.disproved:
                     found.refuted = True
@@ -209,19 +223,40 @@ class _Job:
                     break
                 if quick.proved:
                     child = quick
-            if child.proved and child.children is None:
-                found.threat_longest = max(found.threat_longest, child.longest)
-            else:
-                if child.proved:
-                    self.proved_records(child)
-                else:
-                    found.unproved += 1
-                found.children.append((board.canonical_key()[0], self.moves_text(), board.ply))
+            self.take(child, found)
             board.undo()
             if give_up_above is not None and found.unproved > give_up_above:
                 break
         board.undo()
         return found
+
+    def take(self, child: Node, found: Replies) -> None:
+        """Add the defender's reply ``child`` (the board at its position) to ``found``: a threat
+        win's longest line, or a child vertex (its proof recorded when it has one)."""
+        if child.proved and child.children is None:
+            found.threat_longest = max(found.threat_longest, child.longest)
+            return
+        if child.proved:
+            self.proved_records(child)
+        else:
+            found.unproved += 1
+        found.children.append((self.board.canonical_key()[0], self.moves_text(), self.board.ply))
+
+
+# The quick proofs are not tried on a move's replies when the threat searches leave more than
+# (the most it may leave open + 1) * QUICK_PROOFS_SLACK of them open: they would have to close
+# more than a third.  They closed 22 of the 173 replies they were tried on in jobs on h8 h9 and
+# h8 g10 (session 39), and 1 of more than 700 on the replies of the moves that left more than
+# 20 open at h8 h9 vertices 14 stones deep (session 40: the threat searches left 24 to 210 of
+# 210 open, and the quick proofs took 6 to 58 s a move).  Lower skips them sooner, higher
+# lets them rescue more moves.
+QUICK_PROOFS_SLACK = 1.5
+
+
+def quick_proofs_cap(give_up_above: int) -> int:
+    """The most replies left open by the threat searches on which the quick proofs are tried
+    when at most ``give_up_above`` may be left open."""
+    return int((give_up_above + 1) * QUICK_PROOFS_SLACK)
 
 
 def work_on(moves: str, excluded: str, settings: BuildSettings) -> Work:

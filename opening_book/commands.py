@@ -226,6 +226,12 @@ def stats(db: Path) -> int:
         if branches:
             line = min(branches, key=branch_order)
             print(f"the reply being built: {line}, {branches[line]} open vertices")
+            print("the replies not proved, with the vertices reached from each:")
+            for reply in sorted((v for v in replies if v is not None and v.status != "proved"),
+                                key=lambda v: branch_order(v.moves)):
+                counts = graph.reached_counts(reply.key)
+                print(f"  {reply.moves}: " + ", ".join(
+                    f"{counts[s]} {s}" for s in ("proved", "expanded", "open", "failed")))
     row = graph.db.execute("SELECT MAX(longest), SUM(proof_nodes) FROM vertex "
                            "WHERE status = 'proved'").fetchone()
     print(f"longest proved line: {row[0] or 0} stones; proof nodes spent on proved vertices: "

@@ -202,6 +202,19 @@ class Graph:
         found.update({str(status): int(count) for status, count in rows})
         return found
 
+    def reached_counts(self, key: int) -> dict[str, int]:
+        """Vertices per status reached from the vertex ``key`` through the replies (it
+        included): the strategy below it so far, without the proved vertices that no chosen
+        move reaches (kept for transpositions, as the ``counts`` of the whole graph are)."""
+        rows = self.db.execute(
+            "WITH RECURSIVE below(key) AS (SELECT ? UNION "
+            " SELECT r.child FROM reply r JOIN below ON r.parent = below.key)"
+            " SELECT v.status, COUNT(*) FROM vertex v JOIN below ON v.key = below.key"
+            " GROUP BY v.status", (signed(key),))
+        found = {status: 0 for status in ("open", "expanded", "proved", "failed")}
+        found.update({str(status): int(count) for status, count in rows})
+        return found
+
     def deepest_open(self) -> int:
         row = self.db.execute("SELECT MAX(stones) FROM vertex WHERE status = 'open'").fetchone()
         return int(row[0] or 0)

@@ -527,6 +527,42 @@ def test_a_job_whose_engine_move_closes_every_reply_runs_no_proof_search(
         builder.work_on(line, f"{vertex.move},", settings)
 
 
+@pytest.mark.parametrize("left_by_threats, quick_proofs, unproved", [
+    (4, 3, 3),  # within the cap, int(3 * 1.5): tried until more than 2 are open
+    (5, 0, 5),  # beyond it: no quick proof, the move comes back with those open
+])
+def test_the_quick_proofs_are_not_tried_when_the_threat_searches_leave_too_many_replies_open(
+        monkeypatch: pytest.MonkeyPatch, left_by_threats: int, quick_proofs: int,
+        unproved: int) -> None:
+    board = position_board("h8 a1 i9 o15", 15, 1)
+    settings = dataclasses.replace(SMALL_JOBS, budget=35, quick_nodes=1000,
+                                   wide_threat_nodes=100)
+    job = builder._Job(board, settings)
+    job.prover.set_goal(settings.budget)
+    searched: list[int] = []
+
+    def threat_win(nodes: int, passed: bool = False) -> int:
+        """A win after a pass, and after each reply but the first ``left_by_threats``."""
+        if not passed:
+            searched.append(board.ply)
+        return 9 if passed or len(searched) > left_by_threats else 0
+
+    tried: list[int] = []
+
+    def quick_proof(budget: int) -> Node:
+        tried.append(board.ply)
+        return Node(0, True)  # neither proved nor refuted
+
+    monkeypatch.setattr(job.prover, "threat_win", threat_win)
+    assert job.quick is not None
+    monkeypatch.setattr(job.quick, "prove_tree", quick_proof)
+    found = job.replies(Node(board.cell(7, 0), False), 2)  # a quiet move on an edge
+    assert (len(tried), found.unproved, found.refuted) == (quick_proofs, unproved, False)
+    assert set(tried) <= {6} and board.ply == 4  # each on a reply; the board as it was
+    if quick_proofs:  # every reply searched, those won by threats closed
+        assert len(searched) == 15 * 15 - 5 and len(found.children) == quick_proofs
+
+
 @pytest.mark.parametrize("open_left, moves_left, status", [
     ((25, 25, 25), 15, "failed"),  # every move floods: each excluded, the vertex given up
     ((25, 20, 25), 15, "expanded"),  # the one at the limit is taken, the others excluded
@@ -573,6 +609,27 @@ def test_a_vertex_expanded_with_too_many_replies_open_is_opened_again_without_it
     reopened = graph.vertex(root)
     assert reopened is not None and (reopened.status, reopened.excluded) == ("open", "111,")
     assert [graph.vertex(key) is not None for key, _, _ in children] == [True, False, False]
+
+
+def test_the_counts_reached_from_a_vertex_leave_out_the_proved_vertices_no_move_reaches(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = root_position_key()
+    replies = [ROOT + f" h7 {cell}" for cell in ("a15", "b15", "c15")]
+    keys = [position_board(moves, 15, 1).canonical_key()[0] for moves in replies]
+    graph = Graph(tmp_path / "reached.sqlite", SETTINGS.as_meta(ROOT))
+    with graph.db:  # the root's move reaches the first two; the third, proved, is left over
+        graph.record(Vertex(root, ROOT, 8, "expanded", 111, None, 0, 1, 0),
+                     [(key, moves, 10) for key, moves in zip(keys[:2], replies)])
+        graph.record(Vertex(keys[0], replies[0], 10, "proved", 5, 11, 11, 1, 0), [])
+        graph.record(Vertex(keys[2], replies[2], 10, "proved", 5, 11, 11, 1, 0), [])
+    assert graph.counts() == {"open": 1, "expanded": 1, "proved": 2, "failed": 0}
+    assert graph.reached_counts(root) == {"open": 1, "expanded": 1, "proved": 1, "failed": 0}
+    assert graph.reached_counts(keys[0]) == {"open": 0, "expanded": 0, "proved": 1, "failed": 0}
+    graph.close()
+    assert cli.main(["stats", "--db", str(tmp_path / "reached.sqlite")]) == 0
+    out = capsys.readouterr().out.splitlines()
+    listed = out.index("the replies not proved, with the vertices reached from each:")
+    assert out[listed + 1:listed + 2] == [f"  {replies[1]}: 0 proved, 0 expanded, 1 open, 0 failed"]
 
 
 def vertex_move(settings: builder.BuildSettings) -> int:

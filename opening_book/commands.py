@@ -135,8 +135,12 @@ def _interrupt(number: int, frame: object) -> None:
 
 
 def describe(counts: dict[str, int]) -> str:
-    return ("vertices: " + ", ".join(f"{counts[s]} {s}" for s in
-                                     ("proved", "expanded", "open", "failed")))
+    return "vertices: " + by_status(counts)
+
+
+def by_status(counts: dict[str, int]) -> str:
+    """``counts`` as "N proved, N expanded, N open, N failed"."""
+    return ", ".join(f"{counts[s]} {s}" for s in ("proved", "expanded", "open", "failed"))
 
 
 def verify(db: Path, args: argparse.Namespace) -> int:
@@ -229,9 +233,7 @@ def stats(db: Path) -> int:
             print("the replies not proved, with the vertices reached from each:")
             for reply in sorted((v for v in replies if v is not None and v.status != "proved"),
                                 key=lambda v: branch_order(v.moves)):
-                counts = graph.reached_counts(reply.key)
-                print(f"  {reply.moves}: " + ", ".join(
-                    f"{counts[s]} {s}" for s in ("proved", "expanded", "open", "failed")))
+                print(f"  {reply.moves}: {by_status(graph.reached_counts(reply.key))}")
     row = graph.db.execute("SELECT MAX(longest), SUM(proof_nodes) FROM vertex "
                            "WHERE status = 'proved'").fetchone()
     print(f"longest proved line: {row[0] or 0} stones; proof nodes spent on proved vertices: "

@@ -197,23 +197,17 @@ class Graph:
         return [unsigned(row[0]) for row in rows]
 
     def counts(self) -> dict[str, int]:
-        rows = self.db.execute("SELECT status, COUNT(*) FROM vertex GROUP BY status")
-        found = {status: 0 for status in ("open", "expanded", "proved", "failed")}
-        found.update({str(status): int(count) for status, count in rows})
-        return found
+        return _by_status(self.db.execute("SELECT status, COUNT(*) FROM vertex GROUP BY status"))
 
     def reached_counts(self, key: int) -> dict[str, int]:
         """Vertices per status reached from the vertex ``key`` through the replies (it
         included): the strategy below it so far, without the proved vertices that no chosen
         move reaches (kept for transpositions, as the ``counts`` of the whole graph are)."""
-        rows = self.db.execute(
+        return _by_status(self.db.execute(
             "WITH RECURSIVE below(key) AS (SELECT ? UNION "
             " SELECT r.child FROM reply r JOIN below ON r.parent = below.key)"
             " SELECT v.status, COUNT(*) FROM vertex v JOIN below ON v.key = below.key"
-            " GROUP BY v.status", (signed(key),))
-        found = {status: 0 for status in ("open", "expanded", "proved", "failed")}
-        found.update({str(status): int(count) for status, count in rows})
-        return found
+            " GROUP BY v.status", (signed(key),)))
 
     def deepest_open(self) -> int:
         row = self.db.execute("SELECT MAX(stones) FROM vertex WHERE status = 'open'").fetchone()
@@ -378,6 +372,13 @@ class Graph:
                                 other.db.execute("SELECT * FROM reproof").fetchall())
             self.propagate(root)
         return taken
+
+
+def _by_status(rows: Iterable[tuple[str, int]]) -> dict[str, int]:
+    """(status, count) rows as a count for each of the four statuses."""
+    found = {status: 0 for status in ("open", "expanded", "proved", "failed")}
+    found.update({str(status): int(count) for status, count in rows})
+    return found
 
 
 def branch(vertex: Vertex, branch_moves: int) -> str:

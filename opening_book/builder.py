@@ -29,7 +29,7 @@ from bot.core.board import Board
 from bot.core.notation import format_move_list
 from bot.engine import Engine
 from bot.limits import Limits
-from opening_book.graph import Graph, Vertex
+from opening_book.graph import Graph, Vertex, branch
 from opening_book.keys import from_canonical, to_canonical
 from opening_book.positions import position_board
 from opening_book.prover import WIDE_THREAT_NODES, Node, Prover, ProverLimits
@@ -464,7 +464,9 @@ class DaskCluster:
             self.cluster.close()
 
 
-Progress = Callable[[float], None]  # after each job or batch written: the seconds so far
+# After each job or batch written: the seconds so far, and the branch (its line) of the job's
+# vertex ("" for a batch).
+Progress = Callable[[float, str], None]
 
 
 def build(graph: Graph, settings: BuildSettings, root: str, runner: Runner, *,
@@ -510,7 +512,7 @@ def build(graph: Graph, settings: BuildSettings, root: str, runner: Runner, *,
         write(graph, [work], {vertex.key: vertex.attempts}, root_key, (now - last) * runner.slots)
         last = now
         if progress is not None:
-            progress(now - start)
+            progress(now - start, branch(vertex, board.ply + 2))
 
     runner.stream(work_on, settings, feed, take)
     return graph.counts()
@@ -556,7 +558,7 @@ def sweep(graph: Graph, settings: BuildSettings, root: str, runner: Runner, *,
         write(graph, works, {v.key: v.attempts for v in pending}, root_key,
               (time.perf_counter() - batch_start) * runner.slots)
         if progress is not None:
-            progress(time.perf_counter() - start)
+            progress(time.perf_counter() - start, "")
         if seconds and time.perf_counter() - start > seconds:
             break
     return graph.counts()

@@ -100,8 +100,9 @@ def _grow(graph: Graph, args: argparse.Namespace, title: str, unit: str,
     bar = tqdm(unit=unit, desc=title, dynamic_ncols=True)
     proved_before = graph.counts()["proved"]
     shown = -COUNTS_EVERY  # when the counts were last read
+    size, rule = int(graph.setting("size")), int(graph.setting("rule"))
 
-    def progress(seconds: float) -> None:
+    def progress(seconds: float, line: str) -> None:
         nonlocal shown
         bar.update(1)
         if seconds - shown < COUNTS_EVERY:
@@ -109,7 +110,9 @@ def _grow(graph: Graph, args: argparse.Namespace, title: str, unit: str,
         shown = seconds
         counts = graph.counts()
         gained = counts["proved"] - proved_before
-        bar.set_postfix(proved=counts["proved"], expanded=counts["expanded"],
+        postfix = {} if not line else {"branch": f"{line}: " + by_status(graph.reached_counts(
+            position_board(line, size, rule).canonical_key()[0]))}
+        bar.set_postfix(postfix, proved=counts["proved"], expanded=counts["expanded"],
                         open=counts["open"], failed=counts["failed"],
                         deepest_open=graph.deepest_open(),
                         proved_per_min=f"{60 * gained / max(seconds, 1e-9):.1f}")

@@ -658,7 +658,8 @@ def test_a_vertex_near_the_budget_with_enough_moves_excluded_fails() -> None:
     assert builder.work_on(ROOT, excluded, far).records[-1][0].status == "expanded"
 
 
-def test_the_build_command_builds_the_branches_asked_for_in_their_order(tmp_path: Path) -> None:
+def test_the_build_command_builds_the_branches_asked_for_in_their_order(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "branch.sqlite"
     graph = Graph(path, SMALL_JOBS.as_meta(ROOT))
     builder.build(graph, SMALL_JOBS, ROOT, builder.InProcess(), max_jobs=1)
@@ -670,8 +671,13 @@ def test_the_build_command_builds_the_branches_asked_for_in_their_order(tmp_path
             "--jobs", "1", "--engine-ms", "0", "--quick-nodes", "0",
             "--max-nodes", "300", "--threat-nodes", "40", "--wide-threat-nodes", "0"]
     assert cli.main(args + ["--branch", last, "--branch", branches[0]]) == 0
-    worked = [v for v in Graph(path).vertices() if v.attempts and v.stones > 8]
+    graph = Graph(path)
+    worked = [v for v in graph.vertices() if v.attempts and v.stones > 8]
     assert worked and all(v.moves.startswith(last) for v in worked)
+    # the progress bar counts what is reached from the branch being built
+    reached = graph.reached_counts(position_board(last, 15, 1).canonical_key()[0])
+    assert f"branch={last}: {reached['proved']} proved, {reached['expanded']} expanded, " \
+        f"{reached['open']} open" in capsys.readouterr().err
     with pytest.raises(SystemExit, match="no reply to the root"):
         cli.main(args + ["--branch", "h8 a1"])
 

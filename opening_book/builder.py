@@ -518,7 +518,7 @@ def build(graph: Graph, settings: BuildSettings, root: str, runner: Runner, *,
     return graph.counts()
 
 
-def pick(branches: list[list[Vertex]], running: list[tuple[Vertex, bool]], free: int,
+def pick(branches: Iterable[list[Vertex]], running: list[tuple[Vertex, bool]], free: int,
          shallow_slots: int) -> list[tuple[Vertex, bool]]:
     """Up to ``free`` open vertices to work on next, none of them ``running`` already (each
     with whether it was taken from the shallow end): from the first branch that has any
@@ -532,6 +532,8 @@ def pick(branches: list[list[Vertex]], running: list[tuple[Vertex, bool]], free:
     shallow = sum(from_shallow for _, from_shallow in running)
     picked: list[tuple[Vertex, bool]] = []
     for line in branches:
+        if len(picked) == free:
+            break  # (the next branches are not read)
         fresh = [vertex for vertex in line if vertex.key not in taken]
         while fresh and len(picked) < free:
             from_shallow = shallow < shallow_slots

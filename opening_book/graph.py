@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import sqlite3
 import struct
-from itertools import groupby
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -134,53 +133,53 @@ class Graph:
             yield _vertex(row)
 
     def open_branches(self, branch_moves: int = 0, only: Sequence[str] = ()
-                      ) -> list[list[Vertex]]:
-        """The open vertices to work on, branch by branch in the order they are built.  A
-        *branch* is the set of lines that share their first ``branch_moves`` moves (from the
-        empty board: 2, one branch per reply to the first move); branches are finished one at a
-        time, in ``branch_order``, and in a branch the most stones come first: one line is
-        followed down until it is proved or fails, so proofs (and failures, which send the
-        parent to another move) come early.  Among as many stones, the most tried first: a
-        vertex whose moves keep failing fails soonest that way (``BuildSettings.give_up_after``),
-        and with it the move above, instead of each of its 200-odd siblings being tried once,
-        then each again.  ``branch_moves`` 0: the whole graph is one branch.  ``only``: the
-        open vertices of these branches alone (lines of ``branch_moves`` moves as the graph
-        spells them), the shared ones with them, the branches in the order given instead of
+                      ) -> Iterator[list[Vertex]]:
+        """The open vertices to work on, branch by branch in the order they are built, each
+        branch's list read only when the one before it has been taken (a build mostly needs
+        the first).  A *branch* is what is reached through the replies from a vertex of
+        ``branch_moves`` stones (from the empty board: 2, one branch per reply to the first
+        move); branches are finished one at a time, in ``branch_order``, and in a branch the
+        most stones come first: one line is followed down until it is proved or fails, so
+        proofs (and failures, which send the parent to another move) come early.  Among as
+        many stones, the most tried first: a vertex whose moves keep failing fails soonest
+        that way (``BuildSettings.give_up_after``), and with it the move above, instead of each
+        of its 200-odd siblings being tried once, then each again.  Open vertices above the
+        branches (fewer stones) come first, all in one list; ``branch_moves`` 0: the whole
+        graph is one branch.  ``only``: the open vertices of these branches alone (lines of
+        ``branch_moves`` moves as the graph spells them), in the order given instead of
         ``branch_order``.  A vertex shared by transposition comes in the first branch that
         reaches it."""
-        rows = [_vertex(row) for row in self.db.execute(
-            "SELECT * FROM vertex WHERE status = 'open' ORDER BY stones DESC, attempts DESC, key")]
         if not branch_moves:
-            return [rows] if rows else []
-        branches = self._open_branches(branch_moves)
-        lines = {vertex.key: branches.get(vertex.key) or [branch(vertex, branch_moves)]
-                 for vertex in rows}
-        rank = {line: i for i, line in enumerate(only)}
-        if only:
-            rows = [vertex for vertex in rows if rank.keys() & set(lines[vertex.key])]
+            rows = [_vertex(row) for row in self.db.execute(
+                f"SELECT * FROM vertex WHERE status = 'open' {_DEEPEST_FIRST}")]
+            if rows:
+                yield rows
+            return
+        above = [_vertex(row) for row in self.db.execute(
+            f"SELECT * FROM vertex WHERE status = 'open' AND stones < ? {_DEEPEST_FIRST}",
+            (branch_moves,))]
+        if above:
+            yield above
+        roots = dict(self.db.execute(  # the branches not proved: line -> key
+            "SELECT moves, key FROM vertex WHERE status IN ('open', 'expanded', 'failed') "
+            "AND stones = ?", (branch_moves,)).fetchall())
+        seen: set[int] = set()
+        for line in [line for line in only if line in roots] if only else sorted(
+                roots, key=branch_order):
+            rows = [vertex for vertex in self._open_below(roots[line]) if vertex.key not in seen]
+            seen.update(vertex.key for vertex in rows)
+            if rows:
+                yield rows
 
-        def place(line: str) -> tuple[int, tuple[int, str]]:
-            return rank.get(line, len(rank)), branch_order(line)
-
-        places = {vertex.key: min(map(place, lines[vertex.key])) for vertex in rows}
-        rows.sort(key=lambda vertex: places[vertex.key])  # stable: in a branch, the query's order
-        return [list(group) for _, group in groupby(rows, key=lambda vertex: places[vertex.key])]
-
-    def _open_branches(self, branch_moves: int) -> dict[int, list[str]]:
-        """Per open vertex, the branches whose lines lead to it through the replies, first in
-        ``branch_order`` first: a vertex shared by transposition belongs to each of them, not
-        only to the one its move list names."""
-        rows = self.db.execute(
-            "WITH RECURSIVE up(key, ancestor) AS ("
-            " SELECT key, key FROM vertex WHERE status = 'open'"
-            " UNION SELECT up.key, r.parent FROM up JOIN reply r ON r.child = up.ancestor"
-            " JOIN vertex p ON p.key = r.parent WHERE p.stones >= ?)"
-            " SELECT up.key, v.moves FROM up JOIN vertex v ON v.key = up.ancestor"
-            " WHERE v.stones = ?", (branch_moves, branch_moves))
-        found: dict[int, set[str]] = {}
-        for key, moves in rows:
-            found.setdefault(unsigned(key), set()).add(" ".join(moves.split()[:branch_moves]))
-        return {key: sorted(lines, key=branch_order) for key, lines in found.items()}
+    def _open_below(self, key: int) -> list[Vertex]:
+        """The open vertices reached from the vertex ``key`` (signed) through the replies of
+        expanded vertices (it included), the most stones first (``open_branches``)."""
+        return [_vertex(row) for row in self.db.execute(
+            "WITH RECURSIVE below(key) AS (SELECT ? UNION SELECT r.child FROM below "
+            " JOIN vertex p ON p.key = below.key JOIN reply r ON r.parent = below.key"
+            " WHERE p.status = 'expanded')"
+            " SELECT * FROM vertex WHERE status = 'open' AND key IN (SELECT key FROM below) "
+            + _DEEPEST_FIRST, (key,))]
 
     def unseen_open_vertices(self, limit: int) -> list[Vertex]:
         """Open vertices no job has worked on (attempts 0), the most stones first."""
@@ -249,21 +248,19 @@ class Graph:
         while True:
             if root is not None:
                 marked += self._remove_unreached(root)
-            failures = self.db.execute(
-                "SELECT DISTINCT p.key, p.move FROM vertex p JOIN reply r ON r.parent = p.key "
-                "JOIN vertex c ON c.key = r.child WHERE p.status = 'expanded' "
-                "AND c.status = 'failed'").fetchall()
+            failures = self.db.execute(  # (from the few failed vertices up: CROSS JOIN)
+                "SELECT DISTINCT p.key, p.move FROM vertex c CROSS JOIN reply r "
+                "ON r.child = c.key CROSS JOIN vertex p ON p.key = r.parent "
+                "WHERE c.status = 'failed' AND p.status = 'expanded'").fetchall()
             for key, move in failures:
                 self._exclude_move(key, move)
             marked += len(failures)
-            rows = self.db.execute(
-                "SELECT v.key, v.threat_longest, MAX(c.longest) FROM vertex v "
-                "JOIN reply r ON r.parent = v.key JOIN vertex c ON c.key = r.child "
-                "WHERE v.status = 'expanded' GROUP BY v.key "
-                "HAVING SUM(c.status != 'proved') = 0").fetchall()
-            rows += self.db.execute(  # expanded with every reply closed by threats
-                "SELECT v.key, v.threat_longest, NULL FROM vertex v WHERE v.status = 'expanded' "
-                "AND NOT EXISTS (SELECT 1 FROM reply r WHERE r.parent = v.key)").fetchall()
+            rows = self.db.execute(  # (every reply closed by threats: no child at all)
+                "SELECT v.key, v.threat_longest, (SELECT MAX(c.longest) FROM reply r "
+                " JOIN vertex c ON c.key = r.child WHERE r.parent = v.key) FROM vertex v "
+                "WHERE v.status = 'expanded' AND NOT EXISTS (SELECT 1 FROM reply r "
+                " JOIN vertex c ON c.key = r.child WHERE r.parent = v.key "
+                " AND c.status != 'proved')").fetchall()
             if not rows and not failures:
                 return marked
             for key, threat_longest, child_longest in rows:
@@ -396,6 +393,10 @@ def branch_order(line: str) -> tuple[int, str]:
         return 0, line
     (ax, ay), (dx, dy) = moves[-2:]
     return -max(abs(ax - dx), abs(ay - dy)), line
+
+
+# The order of the open vertices in a branch (Graph.open_branches).
+_DEEPEST_FIRST = "ORDER BY stones DESC, attempts DESC, key"
 
 
 def _vertex(row: tuple[int, str, int, str, int | None, int | None, int, int, int, str]

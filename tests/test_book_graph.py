@@ -307,9 +307,15 @@ def test_open_vertices_come_branch_by_branch_the_farthest_reply_first(tmp_path: 
     graph = Graph(tmp_path / "branches.sqlite")
     lines = ["h8 h9 g7 a1", "h8 h9 g7 a2 b3", "h8 h9 g7 a3 b1 b2", "h8 a15 i9 a1", "h8 i9 j10 a1",
              "h8 i9 j10 a1 k11 a2"]
-    with graph.db:
+    branches = {" ".join(moves.split()[:2]) for moves in lines}
+    with graph.db:  # each branch's vertex expanded, its replies leading to the open ones
+        for key, moves in enumerate(sorted(branches), start=100):
+            graph.add_open(key, moves, 2)
+            graph.db.execute("UPDATE vertex SET status = 'expanded' WHERE key = ?", (key,))
         for key, moves in enumerate(lines, start=1):
             graph.add_open(key, moves, len(moves.split()))
+            graph.db.execute("INSERT INTO reply SELECT key, ? FROM vertex WHERE moves = ?",
+                             (key, " ".join(moves.split()[:2])))
     assert [[v.moves for v in line] for line in graph.open_branches(2)] == [
         ["h8 a15 i9 a1"], ["h8 h9 g7 a3 b1 b2", "h8 h9 g7 a2 b3", "h8 h9 g7 a1"],
         ["h8 i9 j10 a1 k11 a2", "h8 i9 j10 a1"]]

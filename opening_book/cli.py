@@ -24,7 +24,7 @@ from bot.core.board import Board
 from bot.core.errors import BoardError
 from bot.core.notation import format_move
 from opening_book.book import Reproof, shipped_path
-from opening_book.builder import SHALLOW_SLOTS, BuildSettings
+from opening_book.builder import GIVE_UP_MOVES_LEFT, SHALLOW_SLOTS, BuildSettings
 from opening_book.positions import position_board
 from opening_book.prover import WIDE_THREAT_NODES, Prover, ProverLimits
 
@@ -156,6 +156,9 @@ def main(argv: list[str] | None = None) -> int:
                        "limit; default %(default)s)")
     build.add_argument("--flood-moves-left", type=int, default=BuildSettings.flood_moves_left,
                        help="where the flood limit applies (default %(default)s)")
+    build.add_argument("--far-seconds", type=float, default=None,
+                       help="a job's proof search time at a vertex with more than "
+                       f"{GIVE_UP_MOVES_LEFT} attacker moves left (default: --seconds)")
     add_limits(build)
 
     sweep = commands.add_parser(

@@ -49,7 +49,8 @@ def build(db: Path, args: argparse.Namespace, limits: ProverLimits) -> int:
                                      wide_threat_nodes=args.wide_threat_nodes,
                                      give_up_after=args.give_up_after,
                                      flood_replies=args.flood_replies,
-                                     flood_moves_left=args.flood_moves_left)
+                                     flood_moves_left=args.flood_moves_left,
+                                     far_seconds=args.far_seconds)
     return _grow(graph, args, "building", " job", lambda runner, progress: builder.build(
         graph, settings, args.root, runner, seconds=args.minutes * 60, max_jobs=args.jobs,
         shallow_slots=args.shallow_slots, progress=progress, branches=branches))

@@ -664,6 +664,16 @@ def test_a_vertex_near_the_budget_with_enough_moves_excluded_fails() -> None:
     assert builder.work_on(ROOT, excluded, far).records[-1][0].status == "expanded"
 
 
+def test_far_from_the_budget_a_job_searches_for_the_far_time() -> None:
+    limits = ProverLimits(max_seconds=1.0)
+    settings = builder.BuildSettings(budget=35, limits=limits, far_seconds=0.2)
+    # 35 stones: with 14 on the board Black has 10 moves left, with 22 six (near the budget)
+    assert (settings.search_seconds(14), settings.search_seconds(20)) == (0.2, 0.2)
+    assert (settings.search_seconds(22), settings.search_seconds(30)) == (1.0, 1.0)
+    same = builder.BuildSettings(budget=35, limits=limits)
+    assert {same.search_seconds(stones) for stones in range(35)} == {1.0}
+
+
 def test_the_build_command_builds_the_branches_asked_for_in_their_order(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "branch.sqlite"

@@ -20,6 +20,8 @@ loses at most the jobs running.  Dask is the ``book`` extra: the brain never imp
 
 from __future__ import annotations
 
+import functools
+import gc
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -277,6 +279,27 @@ def quick_proofs_cap(give_up_above: int) -> int:
     return int((give_up_above + 1) * QUICK_PROOFS_SLACK)
 
 
+Answer = TypeVar("Answer")
+
+
+def _without_cycle_collection(job: Callable[[str, str, BuildSettings], Answer]
+                              ) -> Callable[[str, str, BuildSettings], Answer]:
+    """``job`` with Python's cyclic garbage collector paused while it runs: its proof trees
+    hold no cycles (reference counting frees them), and the collector's passes over their
+    nodes took about 6% of a worker's time (perf on a build's worker, session 41)."""
+    @functools.wraps(job)
+    def run(moves: str, excluded: str, settings: BuildSettings) -> Answer:
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            return job(moves, excluded, settings)
+        finally:
+            if collecting:
+                gc.enable()
+    return run
+
+
+@_without_cycle_collection
 def work_on(moves: str, excluded: str, settings: BuildSettings) -> Work:
     """One job: prove the vertex reached by ``moves``, or choose a move and expand it;
     ``excluded``: the vertex's attacker moves that failed before (canonical cells).
@@ -345,6 +368,7 @@ def work_on(moves: str, excluded: str, settings: BuildSettings) -> Work:
     return job.work
 
 
+@_without_cycle_collection
 def quick_look(moves: str, excluded: str, settings: BuildSettings) -> Work:
     """A sweep's job: the quick proof (``BuildSettings.quick_nodes``) at the vertex reached by
     ``moves``.  Records it proved (with its proof) or failed (refuted), else open as it was."""
@@ -388,6 +412,7 @@ def write(graph: Graph, works: Iterable[Work], attempts: dict[int, int], root: i
         graph.propagate(root)
 
 
+@_without_cycle_collection
 def reproves(moves: str, excluded: str, settings: BuildSettings) -> bool:
     """An export's job: whether a proof search within ``settings.limits`` proves the vertex
     reached by ``moves`` from scratch (book.Reproof); ``excluded`` is not used."""

@@ -4,6 +4,7 @@ the engine; a broken graph is rejected; Dask runs the same jobs."""
 from __future__ import annotations
 
 import dataclasses
+import gc
 import random
 import re
 import signal
@@ -662,6 +663,29 @@ def test_a_vertex_near_the_budget_with_enough_moves_excluded_fails() -> None:
     # far from the budget the limit does not apply
     far = dataclasses.replace(SMALL_JOBS, give_up_after=2, budget=35)
     assert builder.work_on(ROOT, excluded, far).records[-1][0].status == "expanded"
+
+
+def test_a_job_pauses_the_cycle_collector_and_leaves_it_as_it_was() -> None:
+    seen: list[bool] = []
+
+    @builder._without_cycle_collection
+    def job(moves: str, excluded: str, settings: builder.BuildSettings) -> str:
+        seen.append(gc.isenabled())
+        if excluded:
+            raise ValueError(excluded)
+        return moves
+
+    assert job("h8", "", SMALL_JOBS) == "h8" and gc.isenabled()
+    with pytest.raises(ValueError):
+        job("h8", "0,", SMALL_JOBS)
+    assert gc.isenabled()  # on again after a job that failed
+    gc.disable()
+    try:
+        assert job("h8", "", SMALL_JOBS) == "h8" and not gc.isenabled()  # left off
+    finally:
+        gc.enable()
+    assert seen == [False, False, False]
+    assert builder.work_on.__qualname__ == "work_on"  # Dask pickles a job by its name
 
 
 def test_far_from_the_budget_a_job_searches_for_the_far_time() -> None:

@@ -576,8 +576,6 @@ def pick(branches: Iterable[list[Vertex]], running: list[tuple[Vertex, bool]], f
     shallow = sum(from_shallow for _, from_shallow in running)
     picked: list[tuple[Vertex, bool]] = []
     for line in branches:
-        if len(picked) == free:
-            break  # (the next branches are not read)
         fresh = [vertex for vertex in line if vertex.key not in taken]
         while fresh and len(picked) < free:
             from_shallow = shallow < shallow_slots
@@ -585,6 +583,8 @@ def pick(branches: Iterable[list[Vertex]], running: list[tuple[Vertex, bool]], f
             shallow += from_shallow
             taken.add(vertex.key)
             picked.append((vertex, from_shallow))
+        if len(picked) >= free:
+            break  # (the next branches are not read)
     return picked
 
 

@@ -11,7 +11,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
@@ -369,6 +369,13 @@ def test_the_jobs_run_at_once_take_the_deepest_vertices_and_some_the_shallowest(
     running = [(deep, False), (middle, False), (shallow, True)]
     assert builder.pick(branches, running, 3, 1) == [(other, False)]
     assert builder.pick(branches, running, 0, 1) == []
+
+    def first_branch_only() -> Iterator[list[Vertex]]:  # the next branch is read only if needed
+        yield branches[0]
+        raise AssertionError("a branch read that no free slot needed")
+
+    assert builder.pick(first_branch_only(), [], 3, 1) == [(shallow, True), (deep, False),
+                                                           (middle, False)]
 
 
 @pytest.mark.parametrize("workers", [0, 2])

@@ -279,16 +279,16 @@ def quick_proofs_cap(give_up_above: int) -> int:
     return int((give_up_above + 1) * QUICK_PROOFS_SLACK)
 
 
-Answer = TypeVar("Answer")
+JobResult = TypeVar("JobResult")  # what a job gives back: Work, or a reproof's answer
+Job = Callable[[str, str, BuildSettings], JobResult]  # (moves, excluded, settings): work_on, ...
 
 
-def _without_cycle_collection(job: Callable[[str, str, BuildSettings], Answer]
-                              ) -> Callable[[str, str, BuildSettings], Answer]:
+def _without_cycle_collection(job: Job[JobResult]) -> Job[JobResult]:
     """``job`` with Python's cyclic garbage collector paused while it runs: its proof trees
     hold no cycles (reference counting frees them), and the collector's passes over their
     nodes took about 6% of a worker's time (perf on a build's worker, session 41)."""
     @functools.wraps(job)
-    def run(moves: str, excluded: str, settings: BuildSettings) -> Answer:
+    def run(moves: str, excluded: str, settings: BuildSettings) -> JobResult:
         collecting = gc.isenabled()
         gc.disable()
         try:
@@ -420,8 +420,6 @@ def reproves(moves: str, excluded: str, settings: BuildSettings) -> bool:
     return Prover(board, settings.limits).prove_tree(settings.budget).proved
 
 
-JobResult = TypeVar("JobResult")  # what a job gives back: Work, or a reproof's answer
-Job = Callable[[str, str, BuildSettings], JobResult]  # (moves, excluded, settings): work_on, ...
 Feed = Callable[[int], list[tuple[str, str]]]  # up to that many more jobs: (moves, excluded)
 Take = Callable[[tuple[str, str], JobResult], None]  # a job that ended: its arguments, result
 

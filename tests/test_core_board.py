@@ -123,6 +123,28 @@ def test_make_unmake_round_trip_restores_every_array(data: st.DataObject, rule: 
         assert np.array_equal(array, after[name]), name
 
 
+def test_a_board_without_values_skips_the_sums_until_it_is_given_a_table() -> None:
+    """The book's threat searches run on boards without cell values: make/unmake keep the
+    class counts there but not the sums, which a table given later counts afresh."""
+    rng = random.Random(17)
+    board = Board(15, 15, 1)
+    points = rng.sample([(x, y) for x in range(15) for y in range(15)], 40)
+    for x, y in points[:30]:
+        board.play(x, y)
+        assert not board.state.value_sums.any()
+        for colour in (1, 2):
+            kinds = Counter(board.cell_class(x, y, colour) for x, y in board.candidates())
+            assert kept_class_counts(board, colour) == [kinds[k] for k in range(shapes.CLASSES)]
+    board.set_cell_values(CELL_VALUES)
+    assert_value_sums_recount(board)
+    for x, y in points[30:]:
+        board.play(x, y)
+        assert_value_sums_recount(board)
+    for _ in points[20:]:
+        board.undo()
+        assert_value_sums_recount(board)
+
+
 @pytest.mark.parametrize("rule", RULES)
 def test_a_new_board_is_the_empty_board_worked_out_afresh_whatever_was_played_before(
         rule: int) -> None:
@@ -134,9 +156,11 @@ def test_a_new_board_is_the_empty_board_worked_out_afresh_whatever_was_played_be
     fresh = Board(15, 15, rule, CELL_VALUES)
     assert fresh.state.board is not played.state.board
     afresh = state._empty_state.__wrapped__(15, 15, rule)
+    valued_meta = np.copy(afresh.meta)
+    valued_meta[state.M_VALUED] = 1  # the board was given cell values
     for name, array in snapshot(fresh).items():
-        expected = CELL_VALUES if name == "cell_values" else getattr(afresh, name)
-        assert np.array_equal(array, expected), name
+        expected = {"cell_values": CELL_VALUES, "meta": valued_meta}.get(name)
+        assert np.array_equal(array, getattr(afresh, name) if expected is None else expected), name
     assert fresh.moves() == [] and fresh.candidates() == []
 
 

@@ -14,8 +14,8 @@ from bot.core import arrays, evaluate, moves, shapes
 from bot.core.jit import np
 from bot.core.errors import CoordinateError, HistoryError, OccupiedError
 from bot.core.state import (
-    M_CANDIDATES, M_HEIGHT, M_PLY, M_RULE, M_STRIDE, M_SYMMETRIES, M_WIDTH, PAD, RULE_RENJU,
-    BoardState, cell_index, new_state,
+    M_CANDIDATES, M_HEIGHT, M_PLY, M_RULE, M_STRIDE, M_SYMMETRIES, M_VALUED, M_WIDTH, PAD,
+    RULE_RENJU, BoardState, cell_index, new_state,
 )
 
 Point = tuple[int, int]
@@ -39,6 +39,7 @@ class Board:
     def set_cell_values(self, cell_values: np.ndarray) -> None:
         """Evaluate with another table from now on (the sums are recounted)."""
         arrays.copy_into(self.state.cell_values, cell_values)
+        self.state.meta[M_VALUED] = 1
         evaluate.recount_values(self.state)
 
     # --- geometry ---------------------------------------------------------------------------

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from bot.core import shapes
 from bot.core.jit import kernel, np
-from bot.core.shapes import BLACK, EMPTY, FIVE, FOUR, FOUR_FOUR, OPEN_FOUR, OPEN_THREE, OVERLINE
+from bot.core.shapes import (
+    BLACK, EMPTY, FIVE, FOUR, FOUR_FOUR, OPEN_FOUR, OPEN_THREE, OVERLINE, WALL,
+)
 from bot.core.state import (
-    BoardState, M_CANDIDATES, M_CLASS_COUNTS, M_PLY, M_SYMMETRIES, PAD,
+    BoardState, M_CANDIDATES, M_CLASS_COUNTS, M_PLY, M_SYMMETRIES, M_VALUED, PAD,
 )
 
 # Renju fouls, numbered as the renju package and Piskvork's referee number them.
@@ -30,6 +32,7 @@ def _refresh_shapes(st: BoardState, cell: int, direction: int) -> None:
     shift = 4 * direction
     keep = np.int64(0xFFFF) ^ (np.int64(15) << shift)  # every shape but this direction's
     counted = st.candidate_index[cell] >= 0
+    valued = st.meta[M_VALUED] != 0
     pair = np.int64(st.shape_table[key])  # BLACK's shape | WHITE's << 4
     for side in range(2):
         shape = (pair >> (4 * side)) & 15
@@ -40,9 +43,10 @@ def _refresh_shapes(st: BoardState, cell: int, direction: int) -> None:
         st.words[side, cell] = word
         kind = st.class_table[word]
         if counted:
-            for row in range(2):
-                st.value_sums[side, row] += (st.cell_values[row, word]
-                                             - st.cell_values[row, old_word])
+            if valued:
+                for row in range(2):
+                    st.value_sums[side, row] += (st.cell_values[row, word]
+                                                 - st.cell_values[row, old_word])
             base = M_CLASS_COUNTS + side * shapes.CLASSES
             st.meta[base + st.classes[side, cell]] -= 1
             st.meta[base + kind] += 1
@@ -53,26 +57,38 @@ def _refresh_shapes(st: BoardState, cell: int, direction: int) -> None:
 def _count_candidate(st: BoardState, cell: int, sign: int) -> None:
     """Add (``sign`` 1) or take away (-1) the values and the classes of a cell entering or
     leaving the candidate list."""
+    valued = st.meta[M_VALUED] != 0
     for side in range(2):
         st.meta[M_CLASS_COUNTS + side * shapes.CLASSES + st.classes[side, cell]] += sign
-        word = st.words[side, cell]
-        for row in range(2):
-            st.value_sums[side, row] += sign * st.cell_values[row, word]
+        if valued:
+            word = st.words[side, cell]
+            for row in range(2):
+                st.value_sums[side, row] += sign * st.cell_values[row, word]
 
 
 @kernel("void(state, int64, int64)")
 def _toggle_lines(st: BoardState, cell: int, value: int) -> None:
-    """XOR a stone of ``value`` into the keys of the 40 cells that see ``cell``; refresh them."""
+    """XOR a stone of ``value`` into the keys of the cells within PAD that see ``cell`` along
+    each line, and refresh the empty ones.  Each walk stops at the first wall: past the edge
+    every further cell of a line is wall too (the padding is PAD cells wide), and a wall's
+    keys are never read."""
     for direction in range(4):
         step = st.steps[direction]
         for distance in range(1, PAD + 1):
             after = cell + distance * step  # sees the stone at offset -distance
+            stone = st.board[after]
+            if stone == WALL:
+                break
             st.keys[after, direction] ^= value << (2 * (PAD - distance))
-            if st.board[after] == EMPTY:
+            if stone == EMPTY:
                 _refresh_shapes(st, after, direction)
+        for distance in range(1, PAD + 1):
             before = cell - distance * step  # sees the stone at offset +distance
+            stone = st.board[before]
+            if stone == WALL:
+                break
             st.keys[before, direction] ^= value << (2 * (PAD - 1 + distance))
-            if st.board[before] == EMPTY:
+            if stone == EMPTY:
                 _refresh_shapes(st, before, direction)
 
 

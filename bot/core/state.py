@@ -28,11 +28,14 @@ RULE_RENJU = 4
 RULE_CARO = 8
 KNOWN_RULE_BITS = RULE_EXACT | RULE_CONTINUOUS | RULE_RENJU | RULE_CARO
 
-# meta[] slots: fixed geometry, then counters the kernels update: from M_CLASS_COUNTS on, the
+# meta[] slots: fixed geometry, whether the board keeps the evaluation's sums (M_VALUED: 0 when
+# it has no cell values, as the book's threat searches; make/unmake then skip the sums), then
+# counters the kernels update: from M_CLASS_COUNTS on, the
 # candidate cells of each class per colour (meta[M_CLASS_COUNTS + (colour - 1) * CLASSES +
 # class]), so a kernel knows without a scan whether anyone has a five, a four or a three to play.
-M_WIDTH, M_HEIGHT, M_STRIDE, M_SIZE, M_SYMMETRIES, M_RULE, M_PLY, M_CANDIDATES = range(8)
-M_CLASS_COUNTS = 8
+(M_WIDTH, M_HEIGHT, M_STRIDE, M_SIZE, M_SYMMETRIES, M_RULE, M_PLY, M_CANDIDATES,
+ M_VALUED) = range(9)
+M_CLASS_COUNTS = 9
 META_SLOTS = M_CLASS_COUNTS + 2 * shapes.CLASSES
 
 ZOBRIST_SEED = 20260522  # fixed forever: opening-book keys are stored on disk
@@ -148,8 +151,10 @@ def new_state(width: int, height: int, rule: int,
     kept = {"shape_table": empty.shape_table, "class_table": empty.class_table}
     if cell_values is not None:
         kept["cell_values"] = cell_values.copy()  # its own copy
-    return BoardState(*(kept[name] if name in kept else array.copy()
-                        for name, array in zip(BoardState._fields, empty, strict=True)))
+    state = BoardState(*(kept[name] if name in kept else array.copy()
+                         for name, array in zip(BoardState._fields, empty, strict=True)))
+    state.meta[M_VALUED] = int(cell_values is not None)
+    return state
 
 
 @cache

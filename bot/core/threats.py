@@ -49,29 +49,46 @@ def scan_threats(st: BoardState, colour: int) -> tuple[int, int, int, int, bool]
     """(own five cell or -1, opponent five count, an opponent five cell, own winning four cell
     (open four, or double four where legal) or -1, opponent has an open three: a cell where
     it makes an open four and may legally play, so a renju three whose four-points are all
-    fouls for black is no threat).  Without a scan when the class counts show none of them."""
-    own_wins = cells_of_class(st, colour, C_DOUBLE_FOUR)  # double four, open four, five
-    opp_threats = cells_of_class(st, 3 - colour, C_OPEN_FOUR)  # open four, five
-    if own_wins == 0 and opp_threats == 0:
-        return -1, 0, -1, -1, False
+    fouls for black is no threat).  The five cells are the last of their kind in candidate
+    order, the winning four the first legal one.  The class counts (a five cell is always a
+    candidate) say which of them exist, so the scans look only for those and stop once found:
+    the fives from the end of the list, the fours from its start."""
     own, opp = colour - 1, 2 - colour
-    own_five, opp_fives, opp_five, own_win_four = -1, 0, -1, -1
+    own_base = M_CLASS_COUNTS + own * CLASSES
+    opp_base = M_CLASS_COUNTS + opp * CLASSES
+    own_fives = st.meta[own_base + C_FIVE]
+    opp_fives = st.meta[opp_base + C_FIVE]
+    own_wins_left = st.meta[own_base + C_OPEN_FOUR] + st.meta[own_base + C_DOUBLE_FOUR]
+    opp_fours_left = st.meta[opp_base + C_OPEN_FOUR]
+    own_five, opp_five = -1, -1
+    if own_fives > 0 or opp_fives > 0:
+        for i in range(st.meta[M_CANDIDATES] - 1, -1, -1):
+            cell = st.candidates[i]
+            if own_five < 0 and own_fives > 0 and st.classes[own, cell] == C_FIVE:
+                own_five = cell
+            if opp_five < 0 and opp_fives > 0 and st.classes[opp, cell] == C_FIVE:
+                opp_five = cell
+            if (own_five >= 0 or own_fives == 0) and (opp_five >= 0 or opp_fives == 0):
+                break
+    own_win_four = -1
     opp_three = False
-    for i in range(st.meta[M_CANDIDATES]):
+    i = 0
+    count = st.meta[M_CANDIDATES]
+    while (own_wins_left > 0 or opp_fours_left > 0) and i < count:
         cell = st.candidates[i]
+        i += 1
         mine = st.classes[own, cell]
-        theirs = st.classes[opp, cell]
-        if mine == C_FIVE:
-            own_five = cell
-        if theirs == C_FIVE:
-            opp_fives += 1
-            opp_five = cell
-        elif theirs == C_OPEN_FOUR and not opp_three:
-            opp_three = is_legal(st, cell, 3 - colour)
-        if (mine == C_OPEN_FOUR or mine == C_DOUBLE_FOUR) and own_win_four < 0:
+        if (mine == C_OPEN_FOUR or mine == C_DOUBLE_FOUR) and own_wins_left > 0:
+            own_wins_left -= 1
             if is_legal(st, cell, colour):
                 own_win_four = cell
-    return own_five, opp_fives, opp_five, own_win_four, opp_three
+                own_wins_left = 0
+        if st.classes[opp, cell] == C_OPEN_FOUR and opp_fours_left > 0:
+            opp_fours_left -= 1
+            if is_legal(st, cell, 3 - colour):
+                opp_three = True
+                opp_fours_left = 0
+    return int(own_five), int(opp_fives), int(opp_five), int(own_win_four), opp_three
 
 
 @kernel("boolean(state, int64)")

@@ -620,28 +620,17 @@ def _attacker_moves(st: BoardState, ss: SearchState, attacker: int, quiet: bool,
                     ply: int) -> int:
     """Write to ss.moves[ply] the attacker's moves at a VCT attacker node facing no five, best
     first, and return how many: every legal cell where it makes a four or an open three and,
-    with ``quiet``, an open two (the caller keeps those that threaten a VCF).  When the
-    defender would win by fours were it its turn, only the cells of that win's relevance zone
-    (``_relevance_zone``, with the roles swapped): any other move loses to it.  Each entry is
+    with ``quiet``, an open two (the caller keeps those that threaten a VCF).  Each entry is
     the cell with its rank above CELL_MASK: the move that last won at this ply (killer,
     ss.killers[ply, 0]) first, then by VCT_RANK, then by the defender's class there."""
     defender = 3 - attacker
     moves = ss.moves[ply]
-    zone = ss.scores[ply]
-    marks = ss.marks
-    restricted = 0
-    if cells_of_class(st, defender, C_FOUR) > 0:
-        length = vcf_line(st, ss, defender, DEFENDER_VCF_FOURS, moves)
-        if length > 0:
-            restricted = _relevance_zone(st, ss, attacker, moves, length, zone)
-            for j in range(restricted):
-                marks[zone[j]] = 1
     lowest = C_OPEN_TWO if quiet else C_OPEN_THREE
     count = 0
     for i in range(st.meta[M_CANDIDATES]):
         cell = st.candidates[i]
         kind = st.classes[attacker - 1, cell]
-        if kind < lowest or kind == C_FIVE or (restricted > 0 and marks[cell] == 0):
+        if kind < lowest or kind == C_FIVE:
             continue
         if not is_legal(st, cell, attacker):
             continue
@@ -650,10 +639,38 @@ def _attacker_moves(st: BoardState, ss: SearchState, attacker: int, quiet: bool,
             rank += KILLER_RANK
         moves[count] = (rank << 16) | cell
         count += 1
-    for j in range(restricted):
-        marks[zone[j]] = 0
     _sort_descending(moves, count)
     return count
+
+
+@kernel("int64(state, search, int64, int64, int64, int64)")
+def _keep_relevant(st: BoardState, ss: SearchState, attacker: int, ply: int, first: int,
+                   count: int) -> int:
+    """When the defender would win by fours were it its turn, keep of the attacker's moves
+    ss.moves[ply][first:count] only those in that win's relevance zone (``_relevance_zone``,
+    with the roles swapped: any other move that is no four loses to it), in their order;
+    return the new count.  Uses the rows ``ply`` and ``ply + 1`` of ss.scores."""
+    defender = 3 - attacker
+    if ply + 1 >= MAX_PLY:
+        return count  # (no row for the zone: every move is kept, which is always sound)
+    line = ss.scores[ply]
+    length = vcf_line(st, ss, defender, DEFENDER_VCF_FOURS, line)
+    if length == 0:
+        return count
+    zone = ss.scores[ply + 1]
+    marks = ss.marks
+    size = _relevance_zone(st, ss, attacker, line, length, zone)
+    for j in range(size):
+        marks[zone[j]] = 1
+    moves = ss.moves[ply]
+    kept = first
+    for j in range(first, count):
+        if marks[moves[j] & CELL_MASK] != 0:
+            moves[kept] = moves[j]
+            kept += 1
+    for j in range(size):
+        marks[zone[j]] = 0
+    return kept
 
 
 @kernel("int64(state, search, int64, int64, int64, int64)")
@@ -667,9 +684,10 @@ def _vct(st: BoardState, ss: SearchState, attacker: int, attacking: int, threats
     every four and open three is tried, while ``threats_left`` lasts, and then, when
     ctrl[C_TSS_QUIET] is above 0, every other legal cell where the attacker makes at least an
     open two and after which it would win by fours (of at most that many) were it its turn
-    again (a quiet threat, one threat too); all of them only inside the relevance zone of the
-    defender's own win by fours, when it would have one were it its turn (``_attacker_moves``,
-    which also orders them).  Defender to move: its five wins for it; a single four of the attacker must be blocked there; the
+    again (a quiet threat, one threat too), in the order of ``_attacker_moves``; from the
+    first that is no four on, only those inside the relevance zone of the defender's own win
+    by fours, when it would have one were it its turn (``_keep_relevant``).  Defender to
+    move: its five wins for it; a single four of the attacker must be blocked there; the
     defender wins if it has an open four or a VCF of its own; against an open three it must
     hold with one of: every cell where the attacker would make a four (the cells that stop the
     three) and every four of its own; against a quiet threat, with one of the cells of its
@@ -730,8 +748,19 @@ def _vct(st: BoardState, ss: SearchState, attacker: int, attacking: int, threats
         else:
             count = _attacker_moves(st, ss, attacker, quiet > 0 and threats_left >= 2, ply)
             moves = ss.moves[ply]
-            for i in range(count):
+            # the moves that are no four are kept to the relevance zone of the defender's own
+            # win by fours, sought only when the first of them comes up: a four forces its
+            # block, and an early four often wins with no such search
+            unrestricted = cells_of_class(st, 3 - attacker, C_FOUR) > 0
+            i = 0
+            while i < count:
+                if unrestricted and st.classes[attacker - 1, moves[i] & CELL_MASK] < C_FOUR:
+                    unrestricted = False
+                    count = _keep_relevant(st, ss, attacker, ply, i, count)
+                    if i >= count:
+                        break
                 cell = moves[i] & CELL_MASK
+                i += 1
                 threat = st.classes[attacker - 1, cell] >= C_OPEN_THREE
                 make(st, cell, attacker)
                 found = 0

@@ -27,30 +27,33 @@ FOUL_NONE, FOUL_DOUBLE_THREE, FOUL_DOUBLE_FOUR, FOUL_OVERLINE = 0, 1, 2, 3
 @kernel("void(state, int64, int64)")
 def _refresh_shapes(st: BoardState, cell: int, direction: int) -> None:
     """Recompute both colours' shape in one direction, and their classes, from the line key
-    (a shape the new key leaves as it was changes nothing else)."""
-    key = st.keys[cell, direction]
+    (a shape the new key leaves as it was changes nothing else).  Indices are unsigned here
+    (never negative: numba then leaves out its negative-index wraparound)."""
+    at = np.uint64(cell)
+    line = np.uint64(direction)
+    key = np.uint64(st.keys[at, line])
     shift = 4 * direction
     keep = np.int64(0xFFFF) ^ (np.int64(15) << shift)  # every shape but this direction's
-    counted = st.candidate_index[cell] >= 0
+    counted = st.candidate_index[at] >= 0
     valued = st.meta[M_VALUED] != 0
     pair = np.int64(st.shape_table[key])  # BLACK's shape | WHITE's << 4
     for side in range(2):
         shape = (pair >> (4 * side)) & 15
-        old_word = np.int64(st.words[side, cell])
+        old_word = np.int64(st.words[side, at])
         if (old_word >> shift) & 15 == shape:
             continue
         word = (old_word & keep) | (shape << shift)
-        st.words[side, cell] = word
-        kind = st.class_table[word]
+        st.words[side, at] = word
+        kind = st.class_table[np.uint64(word)]
         if counted:
             if valued:
                 for row in range(2):
-                    st.value_sums[side, row] += (st.cell_values[row, word]
-                                                 - st.cell_values[row, old_word])
+                    st.value_sums[side, row] += (st.cell_values[row, np.uint64(word)]
+                                                 - st.cell_values[row, np.uint64(old_word)])
             base = M_CLASS_COUNTS + side * shapes.CLASSES
-            st.meta[base + st.classes[side, cell]] -= 1
-            st.meta[base + kind] += 1
-        st.classes[side, cell] = kind
+            st.meta[np.uint64(base + st.classes[side, at])] -= 1
+            st.meta[np.uint64(base + kind)] += 1
+        st.classes[side, at] = kind
 
 
 @kernel("void(state, int64, int64)")
@@ -58,10 +61,11 @@ def _count_candidate(st: BoardState, cell: int, sign: int) -> None:
     """Add (``sign`` 1) or take away (-1) the values and the classes of a cell entering or
     leaving the candidate list."""
     valued = st.meta[M_VALUED] != 0
+    at = np.uint64(cell)  # (unsigned indices, as in _refresh_shapes)
     for side in range(2):
-        st.meta[M_CLASS_COUNTS + side * shapes.CLASSES + st.classes[side, cell]] += sign
+        st.meta[np.uint64(M_CLASS_COUNTS + side * shapes.CLASSES + st.classes[side, at])] += sign
         if valued:
-            word = st.words[side, cell]
+            word = np.uint64(st.words[side, at])
             for row in range(2):
                 st.value_sums[side, row] += sign * st.cell_values[row, word]
 
@@ -71,23 +75,24 @@ def _toggle_lines(st: BoardState, cell: int, value: int) -> None:
     """XOR a stone of ``value`` into the keys of the cells within PAD that see ``cell`` along
     each line, and refresh the empty ones.  Each walk stops at the first wall: past the edge
     every further cell of a line is wall too (the padding is PAD cells wide), and a wall's
-    keys are never read."""
+    keys are never read.  Indices are unsigned, as in ``_refresh_shapes``."""
     for direction in range(4):
-        step = st.steps[direction]
+        line = np.uint64(direction)
+        step = st.steps[line]
         for distance in range(1, PAD + 1):
             after = cell + distance * step  # sees the stone at offset -distance
-            stone = st.board[after]
+            stone = st.board[np.uint64(after)]
             if stone == WALL:
                 break
-            st.keys[after, direction] ^= value << (2 * (PAD - distance))
+            st.keys[np.uint64(after), line] ^= value << (2 * (PAD - distance))
             if stone == EMPTY:
                 _refresh_shapes(st, after, direction)
         for distance in range(1, PAD + 1):
             before = cell - distance * step  # sees the stone at offset +distance
-            stone = st.board[before]
+            stone = st.board[np.uint64(before)]
             if stone == WALL:
                 break
-            st.keys[before, direction] ^= value << (2 * (PAD - 1 + distance))
+            st.keys[np.uint64(before), line] ^= value << (2 * (PAD - 1 + distance))
             if stone == EMPTY:
                 _refresh_shapes(st, before, direction)
 
@@ -113,11 +118,12 @@ def make(st: BoardState, cell: int, colour: int) -> None:
     _toggle_lines(st, cell, colour)
     for offset in st.near_offsets:
         other = cell + offset
-        st.near[other] += 1
-        if st.near[other] == 1 and st.board[other] == EMPTY:
+        at = np.uint64(other)  # (unsigned indices, as in _refresh_shapes)
+        st.near[at] += 1
+        if st.near[at] == 1 and st.board[at] == EMPTY:
             count = meta[M_CANDIDATES]
-            st.candidates[count] = other
-            st.candidate_index[other] = count
+            st.candidates[np.uint64(count)] = other
+            st.candidate_index[at] = count
             meta[M_CANDIDATES] = count + 1
             _count_candidate(st, other, 1)
     st.hashes[0] ^= st.zobrist[0, colour, cell]
@@ -134,13 +140,14 @@ def unmake(st: BoardState) -> int:
     colour = int(st.board[cell])
     offsets = st.near_offsets
     for i in range(offsets.shape[0] - 1, -1, -1):  # reverse order pops the cells make appended
-        other = cell + offsets[i]
-        st.near[other] -= 1
-        if st.near[other] == 0 and st.board[other] == EMPTY:
+        other = cell + offsets[np.uint64(i)]
+        at = np.uint64(other)  # (unsigned indices, as in _refresh_shapes)
+        st.near[at] -= 1
+        if st.near[at] == 0 and st.board[at] == EMPTY:
             count = meta[M_CANDIDATES] - 1
             _count_candidate(st, other, -1)
-            st.candidates[count] = 0
-            st.candidate_index[other] = -1
+            st.candidates[np.uint64(count)] = 0
+            st.candidate_index[at] = -1
             meta[M_CANDIDATES] = count
     st.board[cell] = EMPTY
     _toggle_lines(st, cell, colour)

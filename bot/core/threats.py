@@ -53,9 +53,9 @@ def scan_threats(st: BoardState, colour: int) -> tuple[int, int, int, int, bool]
     order, the winning four the first legal one.  The class counts (a five cell is always a
     candidate) say which of them exist, so the scans look only for those and stop once found:
     the fives from the end of the list, the fours from its start."""
-    own, opp = colour - 1, 2 - colour
-    own_base = M_CLASS_COUNTS + own * CLASSES
-    opp_base = M_CLASS_COUNTS + opp * CLASSES
+    own, opp = np.uint64(colour - 1), np.uint64(2 - colour)  # (unsigned indices)
+    own_base = M_CLASS_COUNTS + (colour - 1) * CLASSES
+    opp_base = M_CLASS_COUNTS + (2 - colour) * CLASSES
     own_fives = st.meta[own_base + C_FIVE]
     opp_fives = st.meta[opp_base + C_FIVE]
     own_wins_left = st.meta[own_base + C_OPEN_FOUR] + st.meta[own_base + C_DOUBLE_FOUR]
@@ -64,9 +64,9 @@ def scan_threats(st: BoardState, colour: int) -> tuple[int, int, int, int, bool]
     if own_fives > 0 or opp_fives > 0:
         for i in range(st.meta[M_CANDIDATES] - 1, -1, -1):
             cell = st.candidates[i]
-            if own_five < 0 and own_fives > 0 and st.classes[own, cell] == C_FIVE:
+            if own_five < 0 and own_fives > 0 and st.classes[own, np.uint64(cell)] == C_FIVE:
                 own_five = cell
-            if opp_five < 0 and opp_fives > 0 and st.classes[opp, cell] == C_FIVE:
+            if opp_five < 0 and opp_fives > 0 and st.classes[opp, np.uint64(cell)] == C_FIVE:
                 opp_five = cell
             if (own_five >= 0 or own_fives == 0) and (opp_five >= 0 or opp_fives == 0):
                 break
@@ -77,13 +77,13 @@ def scan_threats(st: BoardState, colour: int) -> tuple[int, int, int, int, bool]
     while (own_wins_left > 0 or opp_fours_left > 0) and i < count:
         cell = st.candidates[i]
         i += 1
-        mine = st.classes[own, cell]
+        mine = st.classes[own, np.uint64(cell)]
         if (mine == C_OPEN_FOUR or mine == C_DOUBLE_FOUR) and own_wins_left > 0:
             own_wins_left -= 1
             if is_legal(st, cell, colour):
                 own_win_four = cell
                 own_wins_left = 0
-        if st.classes[opp, cell] == C_OPEN_FOUR and opp_fours_left > 0:
+        if st.classes[opp, np.uint64(cell)] == C_OPEN_FOUR and opp_fours_left > 0:
             opp_fours_left -= 1
             if is_legal(st, cell, 3 - colour):
                 opp_three = True
@@ -235,8 +235,8 @@ def vcf(st: BoardState, ss: SearchState, colour: int, fours_left: int) -> int:
         if fours == 0:  # every four tried
             break
         cell = st.candidates[i]
-        if st.classes[colour - 1, cell] < C_FOUR:
-            continue
+        if st.classes[np.uint64(colour - 1), np.uint64(cell)] < C_FOUR:  # (unsigned: no
+            continue  # negative-index wraparound, as in moves._refresh_shapes)
         fours -= 1
         kind, block = _play_four(st, ss.scratch, colour, cell, opp_fives, opp_five)
         if kind == NOT_A_FOUR:
@@ -301,7 +301,7 @@ def vcf_line(st: BoardState, ss: SearchState, colour: int, fours: int,
         won = False
         for i in range(st.meta[M_CANDIDATES]):
             cell = st.candidates[i]
-            if st.classes[colour - 1, cell] < C_FOUR:
+            if st.classes[np.uint64(colour - 1), np.uint64(cell)] < C_FOUR:
                 continue
             kind, block = _play_four(st, ss.scratch, colour, cell, opp_fives, opp_five)
             if kind == NOT_A_FOUR:
@@ -526,7 +526,7 @@ def _relevance_zone(st: BoardState, ss: SearchState, defender: int, line: np.nda
         count = _add_to_zone(marks, zone, count, line[j])
     for i in range(st.meta[M_CANDIDATES]):
         cell = st.candidates[i]
-        if st.classes[defender - 1, cell] >= C_FOUR:
+        if st.classes[np.uint64(defender - 1), np.uint64(cell)] >= C_FOUR:
             count = _add_to_zone(marks, zone, count, cell)
     if (rule & RULE_CARO) != 0:
         for j in range(length):
@@ -607,8 +607,8 @@ def _defender_replies(st: BoardState, defender: int, cells: np.ndarray, count: i
         cell = cells[j]
         if not is_legal(st, cell, defender):
             continue
-        taken = st.classes[2 - defender, cell]
-        rank = (taken + st.classes[defender - 1, cell]) * CLASSES + taken
+        taken = st.classes[np.uint64(2 - defender), np.uint64(cell)]  # (unsigned indices)
+        rank = (taken + st.classes[np.uint64(defender - 1), np.uint64(cell)]) * CLASSES + taken
         cells[kept] = (rank << 16) | cell
         kept += 1
     _sort_descending(cells, kept)
@@ -627,14 +627,15 @@ def _attacker_moves(st: BoardState, ss: SearchState, attacker: int, quiet: bool,
     moves = ss.moves[ply]
     lowest = C_OPEN_TWO if quiet else C_OPEN_THREE
     count = 0
+    own, other = np.uint64(attacker - 1), np.uint64(defender - 1)  # (unsigned indices)
     for i in range(st.meta[M_CANDIDATES]):
         cell = st.candidates[i]
-        kind = st.classes[attacker - 1, cell]
+        kind = st.classes[own, np.uint64(cell)]
         if kind < lowest or kind == C_FIVE:
             continue
         if not is_legal(st, cell, attacker):
             continue
-        rank = VCT_RANK[kind] * CLASSES + st.classes[defender - 1, cell]
+        rank = VCT_RANK[kind] * CLASSES + st.classes[other, np.uint64(cell)]
         if cell == ss.killers[ply, 0]:
             rank += KILLER_RANK
         moves[count] = (rank << 16) | cell
@@ -797,10 +798,11 @@ def _vct(st: BoardState, ss: SearchState, attacker: int, attacking: int, threats
     if opp_three:
         replies = ss.moves[ply]
         count = 0
+        own, other = np.uint64(defender - 1), np.uint64(attacker - 1)  # (unsigned indices)
         for i in range(st.meta[M_CANDIDATES]):
             cell = st.candidates[i]
-            if (st.classes[attacker - 1, cell] >= C_FOUR
-                    or st.classes[defender - 1, cell] >= C_FOUR):
+            if (st.classes[other, np.uint64(cell)] >= C_FOUR
+                    or st.classes[own, np.uint64(cell)] >= C_FOUR):
                 replies[count] = cell
                 count += 1
         for i in range(_defender_replies(st, defender, replies, count)):

@@ -15,6 +15,11 @@ line window (int8, one dimension, contiguous).
 
 With the native backend (bot.core.native) a kernel is instead the function of the same name in
 the library compiled ahead of time, and numba is never imported.
+
+Hot loops index arrays with unsigned integers (``np.uint64(cell)``): numba adds a wraparound for
+negative indices (a shift, a mask and an add) to every array read with a signed index, and none
+with an unsigned one; in make/unmake that was a quarter of the instructions.  Only the index is
+cast: arithmetic mixing uint64 and int64 would give floats.
 """
 
 from __future__ import annotations

@@ -28,7 +28,8 @@ def generate_moves(st: BoardState, ss: SearchState, ply: int, colour: int, tt_mo
     only fours and cells on their lines are generated; at ply 0 under ctrl[C_ROOT_FILTER] only
     the cells of ss.root_mask.  Score: the table's move first, then the ordering values; among
     equal values killers, then history."""
-    own, opp = colour - 1, 2 - colour
+    own, opp = np.uint64(colour - 1), np.uint64(2 - colour)  # (unsigned indices: no
+    row = np.uint64(ply)  # negative-index wraparound, as in moves._refresh_shapes)
     config = ss.config
     use_history = config[P_HISTORY] != 0
     use_killers = config[P_KILLERS] != 0
@@ -36,27 +37,28 @@ def generate_moves(st: BoardState, ss: SearchState, ply: int, colour: int, tt_mo
     count = 0
     for i in range(st.meta[M_CANDIDATES]):
         cell = st.candidates[i]
-        mine = st.classes[own, cell]
-        theirs = st.classes[opp, cell]
+        at = np.uint64(cell)
+        mine = st.classes[own, at]
+        theirs = st.classes[opp, at]
         if restrict and mine < C_FOUR and theirs < C_FOUR:
             continue
-        if filtered and ss.root_mask[cell] == 0:
+        if filtered and ss.root_mask[at] == 0:
             continue
         if not is_legal(st, cell, colour):
             continue
-        score = np.int64(ss.order_values[0, st.words[own, cell]]
-                         + ss.order_values[1, st.words[opp, cell]]) << CLASS_SHIFT
+        score = np.int64(ss.order_values[0, st.words[own, at]]
+                         + ss.order_values[1, st.words[opp, at]]) << CLASS_SHIFT
         if cell == tt_move:
             score += TT_MOVE_BONUS
         if use_killers:
-            if cell == ss.killers[ply, 0]:
+            if cell == ss.killers[row, 0]:
                 score += 2 * KILLER_BONUS
-            elif cell == ss.killers[ply, 1]:
+            elif cell == ss.killers[row, 1]:
                 score += KILLER_BONUS
         if use_history:
-            score += min(ss.history[own, cell], HISTORY_CAP)
-        ss.moves[ply, count] = cell
-        ss.scores[ply, count] = score
+            score += min(ss.history[own, at], HISTORY_CAP)
+        ss.moves[row, np.uint64(count)] = cell
+        ss.scores[row, np.uint64(count)] = score
         count += 1
     return count
 
@@ -68,9 +70,10 @@ def select_move(moves: np.ndarray, scores: np.ndarray, ply: int, index: int, cou
     move the best-scored of entries ``index..count-1`` to ``index`` and return it (the first of
     equal scores wins).  Picking moves one at a time costs nothing for the moves a cutoff never
     reaches."""
+    row = np.uint64(ply)  # (unsigned indices, as in generate_moves)
     best = index
     for j in range(index + 1, count):
-        if scores[ply, j] > scores[ply, best]:
+        if scores[row, np.uint64(j)] > scores[row, np.uint64(best)]:
             best = j
     cell = moves[ply, best]
     if best != index:

@@ -349,14 +349,18 @@ class Graph:
         here, are taken with their replies, and its export's reproof answers for positions that
         have none here (an export run on a copy need not be run again); then ``propagate`` from
         this graph's ``root`` key, which drops again the unproved vertices taken that it does not
-        reach (those of an older copy that this build has given up since).  Returns how many
-        vertices were taken."""
+        reach (those of an older copy that this build has given up since).  A graph built from
+        another root brings its computation too, what was not counted at an earlier merge of it
+        (a copy of this graph, with the same root, brings none).  Returns how many vertices
+        were taken."""
         for name in ("rule", "size", "budget"):
             if other.setting(name) != self.setting(name):
                 raise ValueError(f"cannot merge: {name} {other.setting(name)} is not "
                                  f"{self.setting(name)}")
         taken = 0
         with self.db:
+            if other.setting("root") != self.setting("root"):
+                self._count_merged_seconds(other)
             for vertex in other.vertices():
                 mine = self.vertex(vertex.key)
                 if mine is not None and (mine.status == "proved" or vertex.status != "proved"):
@@ -369,6 +373,16 @@ class Graph:
                                 other.db.execute("SELECT * FROM reproof").fetchall())
             self.propagate(root)
         return taken
+
+
+    def _count_merged_seconds(self, other: Graph) -> None:
+        """Add the computation of ``other`` (built from another root) not yet counted here."""
+        name = f"core_seconds merged from {other.setting('root')}"
+        row = self.db.execute("SELECT value FROM meta WHERE name = ?", (name,)).fetchone()
+        counted = float(row[0]) if row else 0.0
+        self.add_core_seconds(max(0.0, other.core_seconds() - counted))
+        self.db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)",
+                        (name, f"{max(counted, other.core_seconds()):.3f}"))
 
 
 def _by_status(rows: Iterable[tuple[str, int]]) -> dict[str, int]:

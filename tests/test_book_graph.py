@@ -252,6 +252,29 @@ def test_a_subtree_built_apart_is_merged_in(graph_path: Path, tmp_path: Path) ->
     assert main.merge(Graph(graph_path), root) == 0  # nothing new the second time
 
 
+def test_a_merge_counts_the_computation_of_a_graph_built_from_another_root_once(
+        tmp_path: Path) -> None:
+    upper = " ".join(ROOT.split()[:-2])  # two moves above the subtree's root
+    main = Graph(tmp_path / "main.sqlite", SETTINGS.as_meta(upper))
+    sub = Graph(tmp_path / "sub.sqlite", SETTINGS.as_meta(ROOT))
+    copy = Graph(tmp_path / "copy.sqlite", SETTINGS.as_meta(upper))
+    with main.db, sub.db, copy.db:
+        main.add_core_seconds(100.0)
+        sub.add_core_seconds(30.0)
+        copy.add_core_seconds(100.0)
+    root = position_board(upper, 15, 1).canonical_key()[0]
+    main.merge(sub, root)
+    assert main.core_seconds() == pytest.approx(130.0)
+    main.merge(sub, root)  # nothing new
+    assert main.core_seconds() == pytest.approx(130.0)
+    with sub.db:  # the subtree's build goes on: only what it spent since is added
+        sub.add_core_seconds(12.0)
+    main.merge(sub, root)
+    assert main.core_seconds() == pytest.approx(142.0)
+    main.merge(copy, root)  # a copy of this graph: its computation is this graph's own
+    assert main.core_seconds() == pytest.approx(142.0)
+
+
 def test_a_merged_older_copy_does_not_bring_back_what_the_build_gave_up(tmp_path: Path) -> None:
     root = root_position_key()
     child_moves = ROOT + " h7 h6"  # Black's move h7 below the root, and White's reply h6

@@ -374,7 +374,6 @@ class Graph:
             self.propagate(root)
         return taken
 
-
     def _count_merged_seconds(self, other: Graph) -> None:
         """Add the computation of ``other`` (built from another root) not yet counted here."""
         name = f"core_seconds merged from {other.setting('root')}"

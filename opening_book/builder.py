@@ -16,6 +16,9 @@ Jobs run on a Dask cluster: a local one over this machine's cores by default, or
 ``--scheduler`` names (``DaskCluster``), or in this process (``InProcess``: tests, debugging).
 The database is written only here, one transaction per job as it ends, so an interrupted build
 loses at most the jobs running.  Dask is the ``book`` extra: the brain never imports this module.
+
+``attack`` is a job of another kind: a whole build of one vertex afresh, in a graph of its own,
+verified when it is proved, for the command to merge (``sente-book attack``).
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ import gc
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from bot.core.board import Board
@@ -35,6 +39,7 @@ from opening_book.graph import Graph, Vertex, branch
 from opening_book.keys import from_canonical, to_canonical
 from opening_book.positions import position_board
 from opening_book.prover import WIDE_THREAT_NODES, Node, Prover, ProverLimits
+from opening_book.verify import verify
 
 
 @dataclass(frozen=True)
@@ -606,3 +611,40 @@ def sweep(graph: Graph, settings: BuildSettings, root: str, runner: Runner, *,
         if seconds and time.perf_counter() - start > seconds:
             break
     return graph.counts()
+
+
+@dataclass(frozen=True)
+class Attack:
+    """What ``attack`` found: its graph's file, the root's status there and the graph's vertex
+    counts, and, when the root is proved, the verifier's holes (none: it may be merged)."""
+
+    moves: str
+    path: str
+    status: str
+    counts: dict[str, int]
+    holes: list[str]
+
+
+def attack(moves: str, excluded: str, settings: BuildSettings, *, seconds: float,
+           directory: str, verify_nodes: int = WIDE_THREAT_NODES) -> Attack:
+    """A job that builds the vertex reached by ``moves`` afresh, from its own position, in a
+    graph of its own in ``directory`` (named by the rule, size, budget and canonical key: a
+    later attack on the position resumes it), in this process for at most ``seconds``, and
+    verifies it when its root is proved.  ``excluded`` is not used: the fresh build chooses
+    every move again.  A vertex that churned for hours in a big graph, its moves chosen by
+    older provers and its lines failing one job at a time near the budget, can prove within
+    seconds this way (NOTES.md, session 44)."""
+    board = position_board(moves, settings.size, settings.rule)
+    key = board.canonical_key()[0]
+    path = Path(directory) / (f"rule{settings.rule}-{settings.size}x{settings.size}-"
+                              f"budget{settings.budget}-{key:016x}.sqlite")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    graph = Graph(path, settings.as_meta(moves))
+    try:
+        build(graph, settings, moves, InProcess(), seconds=seconds)
+        root = graph.vertex(key)
+        status = "open" if root is None else root.status
+        holes = verify(graph, threat_nodes=verify_nodes).holes if status == "proved" else []
+        return Attack(moves, str(path), status, graph.counts(), holes)
+    finally:
+        graph.close()

@@ -1,5 +1,5 @@
-"""``sente-book``: the opening-book tools (prove, build, sweep, verify, export, stats, merge;
-``--help`` each).
+"""``sente-book``: the opening-book tools (prove, build, attack, sweep, verify, export, stats,
+merge; ``--help`` each).
 
 ``prove`` reads positions, one per line as a move list in renju notation (``h8 h10 g7``: column
 letter from ``a``, row number from 1 at the bottom, Black first), and prints one JSON line per
@@ -106,6 +106,30 @@ def add_run(parser: argparse.ArgumentParser) -> None:
                         "leaves open (0: none; default %(default)s)")
 
 
+def add_build_settings(parser: argparse.ArgumentParser) -> None:
+    """The options of the jobs that grow a graph (build, attack)."""
+    parser.add_argument("--engine-ms", type=int, default=300,
+                        help="engine search that picks the attacker's move each job expands "
+                        "first, before the proof search (0: none, proof numbers alone)")
+    parser.add_argument("--wide-threat-nodes", type=int, default=BuildSettings.wide_threat_nodes,
+                        help="nodes of the threat search given to each reply a job's move leaves "
+                        "open when the attacker would win by threats even after a pass (0: "
+                        "none; default %(default)s; verify needs --threat-nodes at least this)")
+    parser.add_argument("--give-up-after", type=int, default=BuildSettings.give_up_after,
+                        help="a vertex near the budget fails once this many of its moves are "
+                        "excluded (0: only when all are refuted; default %(default)s)")
+    parser.add_argument("--flood-replies", type=int, default=BuildSettings.flood_replies,
+                        help="with at most --flood-moves-left attacker moves left, a move that "
+                        "leaves more replies open than this is excluded, not taken (0: no "
+                        "limit; default %(default)s)")
+    parser.add_argument("--flood-moves-left", type=int, default=BuildSettings.flood_moves_left,
+                        help="where the flood limit applies (default %(default)s)")
+    parser.add_argument("--far-seconds", type=float, default=None,
+                        help="a job's proof search time at a vertex with more than "
+                        f"{GIVE_UP_MOVES_LEFT} attacker moves left (default: --seconds)")
+    add_limits(parser)
+
+
 def limits_of(args: argparse.Namespace) -> ProverLimits:
     return ProverLimits(args.max_nodes, args.threat_nodes, args.width, args.seconds)
 
@@ -140,26 +164,28 @@ def main(argv: list[str] | None = None) -> int:
                        help="build only this reply to the root's move (e.g. 'h8 h15', in any "
                        "symmetry), not the branches in their order; given more than once, "
                        "those replies one after another in the order given")
-    build.add_argument("--engine-ms", type=int, default=300,
-                       help="engine search that picks the attacker's move each job expands "
-                       "first, before the proof search (0: none, proof numbers alone)")
-    build.add_argument("--wide-threat-nodes", type=int, default=BuildSettings.wide_threat_nodes,
-                       help="nodes of the threat search given to each reply a job's move leaves "
-                       "open when the attacker would win by threats even after a pass (0: "
-                       "none; default %(default)s; verify needs --threat-nodes at least this)")
-    build.add_argument("--give-up-after", type=int, default=BuildSettings.give_up_after,
-                       help="a vertex near the budget fails once this many of its moves are "
-                       "excluded (0: only when all are refuted; default %(default)s)")
-    build.add_argument("--flood-replies", type=int, default=BuildSettings.flood_replies,
-                       help="with at most --flood-moves-left attacker moves left, a move that "
-                       "leaves more replies open than this is excluded, not taken (0: no "
-                       "limit; default %(default)s)")
-    build.add_argument("--flood-moves-left", type=int, default=BuildSettings.flood_moves_left,
-                       help="where the flood limit applies (default %(default)s)")
-    build.add_argument("--far-seconds", type=float, default=None,
-                       help="a job's proof search time at a vertex with more than "
-                       f"{GIVE_UP_MOVES_LEFT} attacker moves left (default: --seconds)")
-    add_limits(build)
+    add_build_settings(build)
+
+    attack = commands.add_parser(
+        "attack", help="build hard vertices afresh, each in a graph apart, and merge the proofs",
+        description="Build each vertex named (or, with --children, each unproved reply below "
+        "it) afresh from its own position, in a graph of its own under --dir, for at most "
+        "--minutes-each, on Dask workers one vertex per worker; a vertex proved there is "
+        "verified, and merged into the graph when the verifier finds no hole.  A vertex "
+        "attacked again resumes its graph apart.")
+    add_graph(attack)
+    attack.add_argument("lines", nargs="+", metavar="LINE",
+                        help="a vertex of the graph, as a move list (in any symmetry)")
+    attack.add_argument("--children", action="store_true",
+                        help="attack the vertex's replies not yet proved, not the vertex")
+    attack.add_argument("--minutes-each", type=float, default=5.0,
+                        help="stop each vertex's build after (default %(default)s)")
+    attack.add_argument("--dir", type=Path, help="where the graphs apart are kept (default: "
+                        "attacks/ beside the graph)")
+    attack.add_argument("--verify-threat-nodes", type=int, default=WIDE_THREAT_NODES,
+                        help="the verifier's --threat-nodes (default %(default)s)")
+    add_run(attack)
+    add_build_settings(attack)
 
     sweep = commands.add_parser(
         "sweep", help="a quick proof at every open vertex no job has seen yet",
@@ -234,6 +260,8 @@ def main(argv: list[str] | None = None) -> int:
     db = args.db or default_graph(args.rule, args.size)
     if args.command == "build":
         return run.build(db, args, limits_of(args))
+    if args.command == "attack":
+        return run.attack(db, args, limits_of(args))
     if args.command == "sweep":
         return run.sweep(db, args, ProverLimits(threat_nodes=args.threat_nodes))
     if args.command == "verify":

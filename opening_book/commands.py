@@ -1,12 +1,15 @@
-"""The database-backed subcommands of ``sente-book``: build, sweep, verify, export, stats,
-merge."""
+"""The database-backed subcommands of ``sente-book``: build, attack, sweep, verify, export,
+stats, merge."""
 
 from __future__ import annotations
 
 import argparse
+import functools
 import signal
 import sys
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from tqdm import tqdm
@@ -44,16 +47,97 @@ def build(db: Path, args: argparse.Namespace, limits: ProverLimits) -> int:
         raise SystemExit(f"sente-book: --root: {error}") from None
     graph = open_graph(db, args)
     branches = [branch_line(graph, args, line) for line in args.branch]
-    settings = builder.BuildSettings(args.rule, args.size, args.budget, limits, args.engine_ms,
-                                     quick_nodes=args.quick_nodes,
-                                     wide_threat_nodes=args.wide_threat_nodes,
-                                     give_up_after=args.give_up_after,
-                                     flood_replies=args.flood_replies,
-                                     flood_moves_left=args.flood_moves_left,
-                                     far_seconds=args.far_seconds)
+    settings = build_settings(args, args.budget, limits)
     return _grow(graph, args, "building", " job", lambda runner, progress: builder.build(
         graph, settings, args.root, runner, seconds=args.minutes * 60, max_jobs=args.jobs,
         shallow_slots=args.shallow_slots, progress=progress, branches=branches))
+
+
+def build_settings(args: argparse.Namespace, budget: int,
+                   limits: ProverLimits) -> builder.BuildSettings:
+    """The settings of the jobs that grow a graph, from the options of build or attack."""
+    return builder.BuildSettings(args.rule, args.size, budget, limits, args.engine_ms,
+                                 quick_nodes=args.quick_nodes,
+                                 wide_threat_nodes=args.wide_threat_nodes,
+                                 give_up_after=args.give_up_after,
+                                 flood_replies=args.flood_replies,
+                                 flood_moves_left=args.flood_moves_left,
+                                 far_seconds=args.far_seconds)
+
+
+def attack(db: Path, args: argparse.Namespace, limits: ProverLimits) -> int:
+    """Build the vertices named (or their unproved replies) afresh, each in a graph apart
+    (``builder.attack``, one per worker), and merge in those proved without a hole."""
+    graph = open_graph(db, args)
+    settings = build_settings(args, int(graph.setting("budget")), limits)
+    targets = attack_targets(graph, args)
+    job = functools.partial(builder.attack, seconds=args.minutes_each * 60,
+                            directory=str(args.dir or db.parent / "attacks"),
+                            verify_nodes=args.verify_threat_nodes)
+    root = position_key_of_root(graph)
+    size, rule = int(graph.setting("size")), int(graph.setting("rule"))
+    bar = tqdm(total=len(targets), unit=" vertex", desc="attacking", dynamic_ncols=True)
+    start = time.perf_counter()
+    merged = 0
+
+    def feed(free: int) -> list[tuple[str, str]]:
+        jobs: list[tuple[str, str]] = []
+        while targets and len(jobs) < free and not (
+                args.minutes and time.perf_counter() - start > args.minutes * 60):
+            line = targets.pop(0)
+            vertex = graph.vertex(position_board(line, size, rule).canonical_key()[0])
+            if vertex is not None and vertex.status == "proved":  # by a merge since
+                bar.update(1)
+            else:
+                jobs.append((line, ""))
+        return jobs
+
+    def take(arguments: tuple[str, str], found: builder.Attack) -> None:
+        nonlocal merged
+        bar.update(1)
+        outcome = f"{found.moves}: {found.status}, {by_status(found.counts)}"
+        if found.holes:
+            outcome += f"; {len(found.holes)} holes, not merged: {found.holes[0]}"
+        elif found.status == "proved":
+            other = Graph(found.path)
+            taken = graph.merge(other, root)
+            other.close()
+            merged += 1
+            outcome += f"; verified, {taken} vertices merged"
+        bar.write(outcome)
+
+    runner = runner_of(args)
+    try:
+        with _interruptible():
+            runner.stream(job, settings, feed, take)
+    finally:
+        bar.close()
+        runner.close()
+    print(f"{merged} proved and merged; " + describe(graph.counts()))
+    graph.close()
+    return 0
+
+
+def attack_targets(graph: Graph, args: argparse.Namespace) -> list[str]:
+    """The vertices ``attack`` builds: those at ``args.lines``, or with ``args.children`` their
+    replies not proved, far replies first (``branch_order``); SystemExit for a line that is no
+    vertex of the graph."""
+    targets: list[str] = []
+    for line in args.lines:
+        try:
+            key = position_board(line, args.size, args.rule).canonical_key()[0]
+        except BoardError as error:
+            raise SystemExit(f"sente-book: {line!r}: {error}") from None
+        vertex = graph.vertex(key)
+        if vertex is None:
+            raise SystemExit(f"sente-book: {line!r} is no vertex of the graph")
+        if not args.children:
+            targets.append(vertex.moves)
+            continue
+        replies = [graph.vertex(child) for child in graph.children(key)]
+        targets += sorted((reply.moves for reply in replies
+                           if reply is not None and reply.status != "proved"), key=branch_order)
+    return targets
 
 
 def branch_line(graph: Graph, args: argparse.Namespace, line: str) -> str:
@@ -118,20 +202,30 @@ def _grow(graph: Graph, args: argparse.Namespace, title: str, unit: str,
                         deepest_open=graph.deepest_open(),
                         proved_per_min=f"{60 * gained / max(seconds, 1e-9):.1f}")
 
+    try:
+        with _interruptible():
+            run(runner, progress)
+    finally:
+        bar.close()
+        runner.close()
+    print(describe(graph.counts()))  # the work in flight at an interrupt is lost, not the rest
+    graph.close()
+    return 0
+
+
+@contextmanager
+def _interruptible() -> Iterator[None]:
+    """Run the block until it ends or an interrupt comes (SIGINT, or SIGTERM, even when the
+    shell started the command in the background with SIGINT ignored), which ends it quietly."""
     handlers = {number: signal.signal(number, _interrupt)
                 for number in (signal.SIGINT, signal.SIGTERM)}
     try:
-        counts = run(runner, progress)
+        yield
     except KeyboardInterrupt:
-        counts = graph.counts()  # the work in flight is lost, all that ended is written
+        pass
     finally:
         for number, handler in handlers.items():
             signal.signal(number, handler)
-        bar.close()
-        runner.close()
-        graph.close()
-    print(describe(counts))
-    return 0
 
 
 def _interrupt(number: int, frame: object) -> None:

@@ -790,3 +790,52 @@ def test_the_sweep_command_takes_the_budget_and_root_of_the_graph(
                      "--threat-nodes", "40"]) == 0
     assert "0 open" in capsys.readouterr().out
     assert root_vertex(Graph(path)).status == "proved"
+
+
+ATTACK_OPTIONS = ["--workers", "0", "--minutes-each", "1", "--engine-ms", "0",
+                  "--max-nodes", "20000", "--threat-nodes", "40", "--wide-threat-nodes", "0",
+                  "--verify-threat-nodes", str(VERIFY_NODES)]  # the settings of SETTINGS
+
+
+def test_an_attack_proves_the_open_replies_apart_and_merges_them(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path, apart = tmp_path / "attacked.sqlite", tmp_path / "apart"
+    graph = Graph(path, SMALL_JOBS.as_meta(ROOT))
+    builder.build(graph, SMALL_JOBS, ROOT, builder.InProcess(), max_jobs=1)
+    replies = [graph.vertex(key) for key in graph.children(root_position_key())]
+    graph.close()
+    unproved = [reply.moves for reply in replies if reply is not None and reply.status != "proved"]
+    assert unproved  # the root's move left replies open
+    args = ["attack", "--db", str(path), "--dir", str(apart), *ATTACK_OPTIONS]
+    assert cli.main(args + ["--children", ROOT]) == 0
+    out = capsys.readouterr().out
+    assert f"{len(unproved)} proved and merged" in out and "0 open" in out
+    assert len(list(apart.glob("*.sqlite"))) == len(unproved)  # one graph apart each
+    graph = Graph(path)
+    assert root_vertex(graph).status == "proved"
+    assert verify(graph, threat_nodes=VERIFY_NODES).holes == []
+    assert graph.core_seconds() > 0  # the graphs apart brought their computation
+    graph.close()
+    assert cli.main(args + ["--children", ROOT]) == 0  # nothing left to attack
+    assert "0 proved and merged" in capsys.readouterr().out
+    with pytest.raises(SystemExit, match="no vertex of the graph"):
+        cli.main(args + [ROOT + " h7 h6"])
+
+
+def test_an_attack_merges_nothing_the_verifier_finds_a_hole_in(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "attacked.sqlite"
+    graph = Graph(path, SMALL_JOBS.as_meta(ROOT))
+    with graph.db:
+        graph.add_open(root_position_key(), ROOT, 8)
+    graph.close()
+    monkeypatch.setattr(builder, "verify", lambda graph, threat_nodes: dataclasses.replace(
+        verify(graph, threat_nodes=threat_nodes), holes=["a hole"]))
+    assert cli.main(["attack", "--db", str(path), "--dir", str(tmp_path / "apart"),
+                     *ATTACK_OPTIONS, ROOT]) == 0
+    out = capsys.readouterr().out
+    assert f"{ROOT}: proved" in out and "1 holes, not merged: a hole" in out
+    assert "0 proved and merged" in out
+    graph = Graph(path)
+    assert root_vertex(graph).status == "open" and sum(graph.counts().values()) == 1

@@ -120,9 +120,10 @@ def attack(db: Path, args: argparse.Namespace, limits: ProverLimits) -> int:
 
 def attack_targets(graph: Graph, args: argparse.Namespace) -> list[str]:
     """The vertices ``attack`` builds: those at ``args.lines``, or with ``args.children`` their
-    replies not proved, far replies first (``branch_order``); SystemExit for a line that is no
-    vertex of the graph."""
-    targets: list[str] = []
+    replies not proved, far replies first (``branch_order``), each once (a vertex reached from
+    two of the lines is one graph apart: two workers must not build it at once); SystemExit
+    for a line that is no vertex of the graph."""
+    targets: dict[int, str] = {}  # by key, in the order found
     for line in args.lines:
         try:
             key = position_board(line, args.size, args.rule).canonical_key()[0]
@@ -132,12 +133,14 @@ def attack_targets(graph: Graph, args: argparse.Namespace) -> list[str]:
         if vertex is None:
             raise SystemExit(f"sente-book: {line!r} is no vertex of the graph")
         if not args.children:
-            targets.append(vertex.moves)
+            targets.setdefault(key, vertex.moves)
             continue
         replies = [graph.vertex(child) for child in graph.children(key)]
-        targets += sorted((reply.moves for reply in replies
-                           if reply is not None and reply.status != "proved"), key=branch_order)
-    return targets
+        for reply in sorted((reply for reply in replies
+                             if reply is not None and reply.status != "proved"),
+                            key=lambda reply: branch_order(reply.moves)):
+            targets.setdefault(reply.key, reply.moves)
+    return list(targets.values())
 
 
 def branch_line(graph: Graph, args: argparse.Namespace, line: str) -> str:

@@ -75,7 +75,6 @@ def attack(db: Path, args: argparse.Namespace, limits: ProverLimits) -> int:
                             directory=str(args.dir or db.parent / "attacks"),
                             verify_nodes=args.verify_threat_nodes)
     root = position_key_of_root(graph)
-    size, rule = int(graph.setting("size")), int(graph.setting("rule"))
     bar = tqdm(total=len(targets), unit=" vertex", desc="attacking", dynamic_ncols=True)
     start = time.perf_counter()
     merged = 0
@@ -84,8 +83,8 @@ def attack(db: Path, args: argparse.Namespace, limits: ProverLimits) -> int:
         jobs: list[tuple[str, str]] = []
         while targets and len(jobs) < free and not (
                 args.minutes and time.perf_counter() - start > args.minutes * 60):
-            line = targets.pop(0)
-            vertex = graph.vertex(position_board(line, size, rule).canonical_key()[0])
+            key, line = targets.pop(0)
+            vertex = graph.vertex(key)
             if vertex is not None and vertex.status == "proved":  # by a merge since
                 bar.update(1)
             else:
@@ -118,8 +117,8 @@ def attack(db: Path, args: argparse.Namespace, limits: ProverLimits) -> int:
     return 0
 
 
-def attack_targets(graph: Graph, args: argparse.Namespace) -> list[str]:
-    """The vertices ``attack`` builds: those at ``args.lines``, or with ``args.children`` their
+def attack_targets(graph: Graph, args: argparse.Namespace) -> list[tuple[int, str]]:
+    """The vertices ``attack`` builds (key, moves): those at ``args.lines``, or with ``args.children`` their
     replies not proved, far replies first (``branch_order``), each once (a vertex reached from
     two of the lines is one graph apart: two workers must not build it at once); SystemExit
     for a line that is no vertex of the graph."""
@@ -140,7 +139,7 @@ def attack_targets(graph: Graph, args: argparse.Namespace) -> list[str]:
                              if reply is not None and reply.status != "proved"),
                             key=lambda reply: branch_order(reply.moves)):
             targets.setdefault(reply.key, reply.moves)
-    return list(targets.values())
+    return list(targets.items())
 
 
 def branch_line(graph: Graph, args: argparse.Namespace, line: str) -> str:

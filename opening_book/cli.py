@@ -178,6 +178,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="a vertex of the graph, as a move list (in any symmetry)")
     attack.add_argument("--children", action="store_true",
                         help="attack the vertex's replies not yet proved, not the vertex")
+    attack.add_argument("--deeper", type=int, default=0, metavar="LEVELS",
+                        help="a vertex that does not prove has its unproved replies attacked "
+                        "next, down to LEVELS replies below those named (default 0)")
     attack.add_argument("--minutes-each", type=float, default=5.0,
                         help="stop each vertex's build after (default %(default)s)")
     attack.add_argument("--dir", type=Path, help="where the graphs apart are kept (default: "

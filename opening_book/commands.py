@@ -78,6 +78,8 @@ def attack(db: Path, args: argparse.Namespace, limits: ProverLimits) -> int:
     bar = tqdm(total=len(targets), unit=" vertex", desc="attacking", dynamic_ncols=True)
     start = time.perf_counter()
     merged = 0
+    seen = {key for key, _ in targets}
+    level = dict.fromkeys(seen, 0)  # how many levels below the lines named
 
     def feed(free: int) -> list[tuple[str, str]]:
         jobs: list[tuple[str, str]] = []
@@ -103,6 +105,17 @@ def attack(db: Path, args: argparse.Namespace, limits: ProverLimits) -> int:
             other.close()
             merged += 1
             outcome += f"; verified, {taken} vertices merged"
+        else:
+            key = position_board(found.moves, args.size, args.rule).canonical_key()[0]
+            if level[key] < args.deeper:
+                deeper = [reply for reply in unproved_replies(graph, key)
+                          if reply.key not in seen]
+                targets[:0] = [(reply.key, reply.moves) for reply in deeper]
+                for reply in deeper:
+                    seen.add(reply.key)
+                    level[reply.key] = level[key] + 1
+                bar.total = (bar.total or 0) + len(deeper)
+                outcome += f"; its {len(deeper)} unproved replies queued"
         bar.write(outcome)
 
     runner = runner_of(args)
@@ -118,8 +131,8 @@ def attack(db: Path, args: argparse.Namespace, limits: ProverLimits) -> int:
 
 
 def attack_targets(graph: Graph, args: argparse.Namespace) -> list[tuple[int, str]]:
-    """The vertices ``attack`` builds (key, moves): those at ``args.lines``, or with ``args.children`` their
-    replies not proved, far replies first (``branch_order``), each once (a vertex reached from
+    """The vertices ``attack`` builds first (key, moves): those at ``args.lines``, or with
+    ``args.children`` their replies not proved (``unproved_replies``), each once (a vertex reached from
     two of the lines is one graph apart: two workers must not build it at once); SystemExit
     for a line that is no vertex of the graph."""
     targets: dict[int, str] = {}  # by key, in the order found
@@ -134,12 +147,16 @@ def attack_targets(graph: Graph, args: argparse.Namespace) -> list[tuple[int, st
         if not args.children:
             targets.setdefault(key, vertex.moves)
             continue
-        replies = [graph.vertex(child) for child in graph.children(key)]
-        for reply in sorted((reply for reply in replies
-                             if reply is not None and reply.status != "proved"),
-                            key=lambda reply: branch_order(reply.moves)):
+        for reply in unproved_replies(graph, key):
             targets.setdefault(reply.key, reply.moves)
     return list(targets.items())
+
+
+def unproved_replies(graph: Graph, key: int) -> list[Vertex]:
+    """The replies below the vertex ``key`` not proved, far replies first (``branch_order``)."""
+    replies = [graph.vertex(child) for child in graph.children(key)]
+    return sorted((reply for reply in replies if reply is not None and reply.status != "proved"),
+                  key=lambda reply: branch_order(reply.moves))
 
 
 def branch_line(graph: Graph, args: argparse.Namespace, line: str) -> str:

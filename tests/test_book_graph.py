@@ -13,6 +13,7 @@ import subprocess
 import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -821,6 +822,39 @@ def test_an_attack_proves_the_open_replies_apart_and_merges_them(
     assert "0 proved and merged" in capsys.readouterr().out
     with pytest.raises(SystemExit, match="no vertex of the graph"):
         cli.main(args + [ROOT + " h7 h6"])
+
+
+def test_an_attack_goes_deeper_below_a_vertex_that_does_not_prove(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    path, apart = tmp_path / "attacked.sqlite", tmp_path / "apart"
+    graph = Graph(path, SMALL_JOBS.as_meta(ROOT))
+    builder.build(graph, SMALL_JOBS, ROOT, builder.InProcess(), max_jobs=1)
+    replies = [graph.vertex(key) for key in graph.children(root_position_key())]
+    graph.close()
+    unproved = [reply.moves for reply in replies if reply is not None and reply.status != "proved"]
+    assert unproved
+    attack = builder.attack
+
+    def churning_root(moves: str, excluded: str, settings: builder.BuildSettings,
+                      **options: Any) -> builder.Attack:
+        if moves == ROOT:  # as if its build apart ran out of time
+            return builder.Attack(moves, "", "expanded",
+                                  {"proved": 0, "expanded": 1, "open": 0, "failed": 0}, [])
+        return attack(moves, excluded, settings, **options)
+
+    monkeypatch.setattr(builder, "attack", churning_root)
+    args = ["attack", "--db", str(path), "--dir", str(apart), *ATTACK_OPTIONS, ROOT]
+    assert cli.main(args) == 0  # not deeper: the root alone
+    assert "0 proved and merged" in capsys.readouterr().out
+    assert cli.main(args + ["--deeper", "1"]) == 0
+    out = capsys.readouterr().out
+    assert f"{ROOT}: expanded" in out and f"its {len(unproved)} unproved replies queued" in out
+    assert f"{len(unproved)} proved and merged" in out
+    graph = Graph(path)
+    assert root_vertex(graph).status == "proved"  # its replies' proofs carried up
+    assert verify(graph, threat_nodes=VERIFY_NODES).holes == []
+    graph.close()
 
 
 def test_an_attack_merges_nothing_the_verifier_finds_a_hole_in(

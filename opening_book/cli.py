@@ -171,8 +171,9 @@ def main(argv: list[str] | None = None) -> int:
         description="Build each vertex named (or, with --children, each unproved reply below "
         "it) afresh from its own position, in a graph of its own under --dir, for at most "
         "--minutes-each, on Dask workers one vertex per worker; a vertex proved there is "
-        "verified, and merged into the graph when the verifier finds no hole.  A vertex "
-        "attacked again resumes its graph apart.")
+        "verified, and merged into the graph when the verifier finds no hole; a vertex open in "
+        "the graph that does not prove takes the move and the work of its graph apart.  A "
+        "vertex attacked again resumes its graph apart.")
     add_graph(attack)
     attack.add_argument("lines", nargs="+", metavar="LINE",
                         help="a vertex of the graph, as a move list (in any symmetry)")

@@ -67,7 +67,9 @@ def build_settings(args: argparse.Namespace, budget: int,
 
 def attack(db: Path, args: argparse.Namespace, limits: ProverLimits) -> int:
     """Build the vertices named (or their unproved replies) afresh, each in a graph apart
-    (``builder.attack``, one per worker), and merge in those proved without a hole."""
+    (``builder.attack``, one per worker), and merge in those proved without a hole; a vertex
+    open in the graph that does not prove takes its graph apart's move and the work below it
+    (``Graph.merge`` with ``worked_on``), so that ``--deeper`` has replies to go to."""
     graph = open_graph(db, args)
     settings = build_settings(args, int(graph.setting("budget")), limits)
     targets = attack_targets(graph, args)
@@ -107,6 +109,12 @@ def attack(db: Path, args: argparse.Namespace, limits: ProverLimits) -> int:
             outcome += f"; verified, {taken} vertices merged"
         else:
             key = position_board(found.moves, args.size, args.rule).canonical_key()[0]
+            vertex = graph.vertex(key)
+            if vertex is not None and vertex.status == "open" and found.path:
+                other = Graph(found.path)
+                taken = graph.merge(other, root, worked_on=True)
+                other.close()
+                outcome += f"; its work taken, {taken} vertices"
             if level[key] < args.deeper:
                 deeper = [reply for reply in unproved_replies(graph, key)
                           if reply.key not in seen]

@@ -343,10 +343,12 @@ class Graph:
                                      reproof.threat_nodes, int(proved)))
         return {key for key, proved in known.items() if proved}
 
-    def merge(self, other: Graph, root: int) -> int:
+    def merge(self, other: Graph, root: int, *, worked_on: bool = False) -> int:
         """Join a graph built separately (a hard subtree attacked from its own root, with the
         same rule, size and budget): its vertices that are new here, or proved there and not
-        here, are taken with their replies, and its export's reproof answers for positions that
+        here, or with ``worked_on`` expanded there and open here with no move excluded (a graph
+        apart built from an open vertex that did not prove brings its move and the work below
+        it), are taken with their replies, and its export's reproof answers for positions that
         have none here (an export run on a copy need not be run again); then ``propagate`` from
         this graph's ``root`` key, which drops again the unproved vertices taken that it does not
         reach (those of an older copy that this build has given up since).  A graph built from
@@ -363,7 +365,10 @@ class Graph:
                 self._count_merged_seconds(other)
             for vertex in other.vertices():
                 mine = self.vertex(vertex.key)
-                if mine is not None and (mine.status == "proved" or vertex.status != "proved"):
+                taken_over = (worked_on and mine is not None and mine.status == "open"
+                              and not mine.excluded and vertex.status == "expanded")
+                if mine is not None and not taken_over and (
+                        mine.status == "proved" or vertex.status != "proved"):
                     continue
                 children = [other.vertex(key) for key in other.children(vertex.key)]
                 self.record(vertex, [(c.key, c.moves, c.stones) for c in children

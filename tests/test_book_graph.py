@@ -857,6 +857,33 @@ def test_an_attack_goes_deeper_below_a_vertex_that_does_not_prove(
     graph.close()
 
 
+def test_an_open_vertex_that_does_not_prove_apart_takes_the_work_of_its_graph_apart(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    path, apart = tmp_path / "attacked.sqlite", tmp_path / "apart"
+    graph = Graph(path, SMALL_JOBS.as_meta(ROOT))
+    with graph.db:
+        graph.add_open(root_position_key(), ROOT, 8)
+    graph.close()
+    build = builder.build
+    monkeypatch.setattr(builder, "build", lambda *arguments, **options: build(
+        *arguments, **options, max_jobs=1))  # as if the time ran out after one job
+    args = ["attack", "--db", str(path), "--dir", str(apart), *ATTACK_OPTIONS]
+    assert cli.main(args + ["--max-nodes", "300", "--quick-nodes", "0", ROOT]) == 0
+    assert f"{ROOT}: expanded" in capsys.readouterr().out
+    (built,) = apart.glob("*.sqlite")
+    other, graph = Graph(built), Graph(path)
+    assert root_vertex(graph).move == root_vertex(other).move is not None  # its move taken
+    assert set(graph.children(root_position_key())) == set(other.children(root_position_key()))
+    assert any(graph.vertex(key).status != "proved"  # type: ignore[union-attr]
+               for key in graph.children(root_position_key()))
+    other.close()
+    graph.close()
+    monkeypatch.undo()
+    assert cli.main(args + ["--children", ROOT]) == 0  # its replies, now in the graph
+    assert root_vertex(Graph(path)).status == "proved"
+
+
 def test_an_attack_merges_nothing_the_verifier_finds_a_hole_in(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:

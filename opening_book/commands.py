@@ -140,9 +140,9 @@ def attack(db: Path, args: argparse.Namespace, limits: ProverLimits) -> int:
 
 def attack_targets(graph: Graph, args: argparse.Namespace) -> list[tuple[int, str]]:
     """The vertices ``attack`` builds first (key, moves): those at ``args.lines``, or with
-    ``args.children`` their replies not proved (``unproved_replies``), each once (a vertex reached from
-    two of the lines is one graph apart: two workers must not build it at once); SystemExit
-    for a line that is no vertex of the graph."""
+    ``args.children`` their replies not proved (``unproved_replies``), each once (a vertex
+    reached from two of the lines is one graph apart: two workers must not build it at once);
+    SystemExit for a line that is no vertex of the graph."""
     targets: dict[int, str] = {}  # by key, in the order found
     for line in args.lines:
         try:

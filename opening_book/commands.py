@@ -95,6 +95,13 @@ def attack(db: Path, args: argparse.Namespace, limits: ProverLimits) -> int:
                 jobs.append((line, ""))
         return jobs
 
+    def merge_apart(path: str, *, worked_on: bool = False) -> int:
+        other = Graph(path)
+        try:
+            return graph.merge(other, root, worked_on=worked_on)
+        finally:
+            other.close()
+
     def take(arguments: tuple[str, str], found: builder.Attack) -> None:
         nonlocal merged
         bar.update(1)
@@ -102,19 +109,14 @@ def attack(db: Path, args: argparse.Namespace, limits: ProverLimits) -> int:
         if found.holes:
             outcome += f"; {len(found.holes)} holes, not merged: {found.holes[0]}"
         elif found.status == "proved":
-            other = Graph(found.path)
-            taken = graph.merge(other, root)
-            other.close()
+            taken = merge_apart(found.path)
             merged += 1
             outcome += f"; verified, {taken} vertices merged"
         else:
             key = position_board(found.moves, args.size, args.rule).canonical_key()[0]
             vertex = graph.vertex(key)
             if vertex is not None and vertex.status == "open" and found.path:
-                other = Graph(found.path)
-                taken = graph.merge(other, root, worked_on=True)
-                other.close()
-                outcome += f"; its work taken, {taken} vertices"
+                outcome += f"; its work taken, {merge_apart(found.path, worked_on=True)} vertices"
             if level[key] < args.deeper:
                 deeper = [reply for reply in unproved_replies(graph, key)
                           if reply.key not in seen]

@@ -799,14 +799,20 @@ ATTACK_OPTIONS = ["--workers", "0", "--minutes-each", "1", "--engine-ms", "0",
                   "--verify-threat-nodes", str(VERIFY_NODES)]  # the settings of SETTINGS
 
 
-def test_an_attack_proves_the_open_replies_apart_and_merges_them(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    path, apart = tmp_path / "attacked.sqlite", tmp_path / "apart"
+def graph_after_one_job(path: Path) -> list[str]:
+    """A graph at ``path`` grown from ROOT by one small job; the root's replies it left
+    unproved."""
     graph = Graph(path, SMALL_JOBS.as_meta(ROOT))
     builder.build(graph, SMALL_JOBS, ROOT, builder.InProcess(), max_jobs=1)
     replies = [graph.vertex(key) for key in graph.children(root_position_key())]
     graph.close()
-    unproved = [reply.moves for reply in replies if reply is not None and reply.status != "proved"]
+    return [reply.moves for reply in replies if reply is not None and reply.status != "proved"]
+
+
+def test_an_attack_proves_the_open_replies_apart_and_merges_them(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path, apart = tmp_path / "attacked.sqlite", tmp_path / "apart"
+    unproved = graph_after_one_job(path)
     assert unproved  # the root's move left replies open
     args = ["attack", "--db", str(path), "--dir", str(apart), *ATTACK_OPTIONS]
     assert cli.main(args + ["--children", ROOT]) == 0
@@ -828,11 +834,7 @@ def test_an_attack_goes_deeper_below_a_vertex_that_does_not_prove(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
     path, apart = tmp_path / "attacked.sqlite", tmp_path / "apart"
-    graph = Graph(path, SMALL_JOBS.as_meta(ROOT))
-    builder.build(graph, SMALL_JOBS, ROOT, builder.InProcess(), max_jobs=1)
-    replies = [graph.vertex(key) for key in graph.children(root_position_key())]
-    graph.close()
-    unproved = [reply.moves for reply in replies if reply is not None and reply.status != "proved"]
+    unproved = graph_after_one_job(path)
     assert unproved
     attack = builder.attack
 

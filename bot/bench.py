@@ -7,6 +7,7 @@ machines are shared and noisy, so run it more than once before trusting a differ
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import random
@@ -127,6 +128,8 @@ TACTICS_SECONDS = 1.0  # a position counts as solved when the search gets it wit
 # most threats it may use, and the fours of the VCF that makes a quiet move a threat.
 SOLVER = Config(vct_nodes_per_ms=1_000_000, vct_max_nodes=10**9, vct_threats=12,
                 vct_quiet_fours=3)
+# ... and as a df-pn (bot.core.proofnumber), with a table of 2^20 entries (40 MiB)
+DFPN_SOLVER = dataclasses.replace(SOLVER, vct_dfpn_entries=1 << 20)
 PUZZLES = Path(__file__).resolve().parents[1] / "tests" / "data" / "renju_puzzles_quintet_mit.jsonl"
 
 
@@ -155,10 +158,12 @@ def tactics() -> None:
     """VCF and VCT puzzles (renju, quintet, MIT): solved when an iteration proves a win.
     Must-defend positions: solved when the move played after at most TACTICS_SECONDS is a
     defence; its time is that of the first iteration from which the best move stayed one.
-    The VCT puzzles again for the threat solver alone (SOLVER): solved when it proves the win
-    within TACTICS_SECONDS."""
-    engine, solver = Engine(), Engine(SOLVER)
-    rows: dict[str, list[float | None]] = {"vcf": [], "vct": [], "defence": [], "vct solver": []}
+    The VCT puzzles again for the threat solver alone (SOLVER, then DFPN_SOLVER): solved when
+    it proves the win within TACTICS_SECONDS."""
+    engine = Engine()
+    solvers = {"vct solver": Engine(SOLVER), "vct df-pn": Engine(DFPN_SOLVER)}
+    rows: dict[str, list[float | None]] = {"vcf": [], "vct": [], "defence": [],
+                                           **{name: [] for name in solvers}}
     unsolved: list[str] = []
     for line in PUZZLES.read_text().splitlines():
         case = json.loads(line)
@@ -172,15 +177,15 @@ def tactics() -> None:
         rows[case["task"]].append(won[0] if won else None)
         if not won:
             unsolved.append(case["id"])
-        if case["task"] == "vct":
+        for name, solver in solvers.items() if case["task"] == "vct" else ():
             solver.new_game(15, 15, 4)
             solver.setup(stones)
             result = solver.think(Limits(timeout_turn_ms=int(TACTICS_SECONDS * 1000),
                                          max_depth=1))
             proven = result.stopped_by == "proven" and result.elapsed_ms <= TACTICS_SECONDS * 1000
-            rows["vct solver"].append(result.elapsed_ms / 1000 if proven else None)
+            rows[name].append(result.elapsed_ms / 1000 if proven else None)
             if not proven:
-                unsolved.append(f"{case['id']} (solver)")
+                unsolved.append(f"{case['id']} ({name})")
     for label, black, white, defences in DEFENCES:
         engine.new_game(15, 15, 0)
         engine.setup([(x, y, 1) for x, y in black] + [(x, y, 2) for x, y in white])

@@ -12,7 +12,7 @@ import dataclasses
 import threading
 import time
 from collections.abc import Callable, Iterable
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import psutil
 
@@ -23,6 +23,7 @@ from bot.core.board import Board, Point
 from bot.core.errors import BoardError
 from bot.core.evaluate import evaluate
 from bot.core.movepick import order_moves, refute_root_moves
+from bot.core.proofnumber import dfpn_vct, new_table
 from bot.core.threats import leaf_vcf, threat_defences, vcf_first_move, vct
 from bot.core.score import MATE, MATE_BOUND
 from bot.core.searchstate import (
@@ -31,11 +32,19 @@ from bot.core.searchstate import (
 )
 from bot.limits import Limits, Result, SearchInfo, StopCause, Swap2Answer
 
+if TYPE_CHECKING:
+    from numpy import ndarray
+
 MIB = 2**20
 # Table size when hash_size asks for none (max_memory can only shrink it): 2^20 entries hold a
 # 5 s search (~1.5 M nodes) and keep the whole brain near 60 MiB, well under the 100 MB a
 # tournament brain should stay under; more helps only longer searches (INFO hash_size).
 DEFAULT_TT_MIB = 32
+# With the df-pn threat solver (Config.vct_dfpn_entries), the share 1 / DEEPENING_SHARE of the
+# root's threat nodes that the threat-bounded deepening spends first: more finds sooner the
+# wins of few threats but wide quiet moves, where the df-pn wanders (quintet-16), and leaves
+# fewer nodes for the long wins only the df-pn reaches (quintet-14, -15, -17).
+DEEPENING_SHARE = 4
 # Kept free under max_memory for what the table sizing cannot see: Python objects, thread
 # stacks, input lines, numpy temporaries.  Larger is safer, smaller leaves a bigger table.
 MEMORY_HEADROOM = 48 * MIB
@@ -80,6 +89,7 @@ class Engine:
         self.board: Board | None = None
         self._search: SearchState = new_search_state(
             tt.MIN_ENTRIES, self.config.as_array(), self.config.order_values)
+        self._dfpn_table: tuple[ndarray, ndarray] | None = None  # made at first use
         self._memory = (0, 0)  # (max_memory bytes, hash_size MiB) the table was last sized for
         self._table_sized = False
         self._table_used = False  # a search has written to the table since it was cleared
@@ -350,9 +360,21 @@ class Engine:
         if nodes <= 0 or threats <= 0:
             return None
         before = int(ctrl[C_NODES])
-        plies, cell = vct(board.state, self._search, colour, threats, nodes,
+        dfpn = settings.vct_dfpn_entries > 0
+        # with the df-pn, the deepening goes first on a share of the nodes: it finds the wins
+        # of few threats sooner, and the shortest
+        first = max(1, nodes // DEEPENING_SHARE) if dfpn else nodes
+        plies, cell = vct(board.state, self._search, colour, threats, first,
                           settings.vct_quiet_fours)
-        ctrl[C_NODES] = before + ctrl[C_TSS_NODES]  # its VCF probes are counted there too
+        spent = int(ctrl[C_TSS_NODES])  # (its VCF probes are counted there too)
+        if plies == 0 and dfpn and nodes > spent and not ctrl[C_STOP]:
+            if (self._dfpn_table is None
+                    or self._dfpn_table[0].shape[0] != settings.vct_dfpn_entries):
+                self._dfpn_table = new_table(settings.vct_dfpn_entries)
+            plies, cell = dfpn_vct(board.state, self._search, *self._dfpn_table, colour,
+                                   nodes - spent, settings.vct_quiet_fours)
+            spent += int(ctrl[C_TSS_NODES])
+        ctrl[C_NODES] = before + spent
         if plies == 0 or cell < 0 or not board.is_legal(*board.point(cell), colour):
             return None
         return plies, cell

@@ -60,3 +60,8 @@ def exercise_every_kernel() -> None:
     switched.new_game(15, 15, 0)
     switched.setup([(7, 7, 1), (8, 8, 2), (7, 8, 1), (6, 6, 2), (7, 6, 1)])
     switched.think(Limits(timeout_turn_ms=600_000, max_depth=2))
+    # the root's VCT as a df-pn, with quiet threats
+    solver = Engine(Config(vct_nodes_per_ms=5, vct_quiet_fours=3, vct_dfpn_entries=1 << 10))
+    solver.new_game(15, 15, 0)
+    solver.setup([(7, 7, 1), (8, 8, 2), (7, 8, 1), (6, 6, 2), (7, 6, 1)])
+    solver.think(Limits(timeout_turn_ms=600_000, max_depth=1))

@@ -514,7 +514,7 @@ def test_a_defender_stone_outside_the_relevance_zone_leaves_the_vcf_winning(rule
             length = vcf_line(state, search, attacker, 8, line)
             if length == 0 or scan_threats(state, 3 - attacker)[1] > 0:
                 continue  # no VCF, or the defender must block a five anyway
-            count = threats._relevance_zone(state, search, 3 - attacker, line, length, zone)
+            count = threats.relevance_zone(state, search, 3 - attacker, line, length, zone)
             inside = {int(cell) for cell in zone[:count]}
             assert len(inside) == count
             zone_cells += count

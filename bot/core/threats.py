@@ -114,14 +114,14 @@ EPOCH_KEY = 0xBF58476D1CE4E5B9  # times the memo's epoch (C_THREAT_EPOCH), xor-e
 
 
 @kernel()
-def _out_of_budget(ctrl: np.ndarray) -> bool:
+def out_of_budget(ctrl: np.ndarray) -> bool:
     """The search was stopped, or a threat search ran past its node limit (C_TSS_LIMIT)."""
     return bool(ctrl[C_STOP] != 0
                 or (ctrl[C_TSS_LIMIT] > 0 and ctrl[C_TSS_NODES] > ctrl[C_TSS_LIMIT]))
 
 
 @kernel()
-def _vcf_key(st: BoardState, ss: SearchState, colour: int) -> np.uint64:
+def vcf_key(st: BoardState, ss: SearchState, colour: int) -> np.uint64:
     """The memo key of the position with ``colour`` to attack, in the memo's current epoch."""
     key: np.uint64 = st.hashes[0] ^ (np.uint64(ss.ctrl[C_THREAT_EPOCH]) * np.uint64(EPOCH_KEY))
     if colour != BLACK:
@@ -213,7 +213,7 @@ def vcf(st: BoardState, ss: SearchState, colour: int, fours_left: int) -> int:
     ctrl = ss.ctrl
     ctrl[C_NODES] += 1
     ctrl[C_TSS_NODES] += 1
-    if _out_of_budget(ctrl):
+    if out_of_budget(ctrl):
         return 0
     own_five, opp_fives, opp_five, own_win_four, _ = scan_threats(st, colour)
     if own_five >= 0:
@@ -225,7 +225,7 @@ def vcf(st: BoardState, ss: SearchState, colour: int, fours_left: int) -> int:
     fours = cells_of_class(st, colour, C_FOUR)
     if fours_left <= 0 or fours == 0:
         return 0  # (no four to play: not worth a memo entry)
-    key = _vcf_key(st, ss, colour)
+    key = vcf_key(st, ss, colour)
     known = _memo_probe(ss.vcf_keys, ss.vcf_data, key, fours_left)
     if known >= 0:
         return known
@@ -250,9 +250,9 @@ def vcf(st: BoardState, ss: SearchState, colour: int, fours_left: int) -> int:
             if rest > 0:
                 found = rest + 2
         unmake(st)
-        if found > 0 or _out_of_budget(ctrl):
+        if found > 0 or out_of_budget(ctrl):
             break
-    if not _out_of_budget(ctrl):  # a search cut short proves nothing
+    if not out_of_budget(ctrl):  # a search cut short proves nothing
         _memo_store(ss.vcf_keys, ss.vcf_data, key, fours_left, found)
     return found
 
@@ -342,7 +342,7 @@ def vcf_first_move(st: BoardState, ss: SearchState, colour: int, fours: int,
     ctrl[C_TSS_LIMIT] = node_limit
     plies = vcf(st, ss, colour, fours)
     length = vcf_line(st, ss, colour, fours, line) if plies > 0 else 0
-    complete = not _out_of_budget(ctrl)
+    complete = not out_of_budget(ctrl)
     ctrl[C_TSS_LIMIT] = 0
     if length == 0 or not complete:
         return 0, -1
@@ -364,7 +364,7 @@ def threat_defences(st: BoardState, ss: SearchState, colour: int, fours: int,
     ctrl[C_TSS_LIMIT] = node_limit
     other = 3 - colour
     count = -1
-    if vcf(st, ss, other, fours) > 0 and not _out_of_budget(ctrl):
+    if vcf(st, ss, other, fours) > 0 and not out_of_budget(ctrl):
         count = 0
         for i in range(st.meta[M_CANDIDATES]):
             cell = st.candidates[i]
@@ -373,7 +373,7 @@ def threat_defences(st: BoardState, ss: SearchState, colour: int, fours: int,
             make(st, cell, colour)
             refuted = vcf(st, ss, other, fours) == 0
             unmake(st)
-            if _out_of_budget(ctrl):
+            if out_of_budget(ctrl):
                 mask[:] = 0
                 count = -1
                 break
@@ -498,7 +498,7 @@ def _mark_counter_cells(st: BoardState, marks: np.ndarray, zone: np.ndarray, cou
 
 
 @kernel("int64(state, search, int64, int64[::1], int64, int64[::1])")
-def _relevance_zone(st: BoardState, ss: SearchState, defender: int, line: np.ndarray,
+def relevance_zone(st: BoardState, ss: SearchState, defender: int, line: np.ndarray,
                     length: int, zone: np.ndarray) -> int:
     """Write to ``zone`` every cell where a ``defender`` stone might spoil the attacker's win
     ``line[0:length]`` (a ``vcf_line``), and return how many; a stone anywhere else leaves it
@@ -573,7 +573,7 @@ QUIET_SHARE = 4
 ROOT_PLY = int64(0)
 
 
-CELL_MASK = (1 << 16) - 1  # _attacker_moves: the cell in the low bits, its rank above
+CELL_MASK = (1 << 16) - 1  # attacker_moves: the cell in the low bits, its rank above
 # Rank of an attacker's threat in the VCT, by its class there: the four-threes first (they
 # win unless the block answers both), then double threes, fours (one reply each, so cheap to
 # refute), open threes, and last the quiet moves that only make an open two.
@@ -583,7 +583,7 @@ KILLER_RANK = 8 * CLASSES  # added to the move that last won at the same ply: tr
 
 
 @kernel("void(int64[::1], int64)")
-def _sort_descending(entries: np.ndarray, count: int) -> None:
+def sort_descending(entries: np.ndarray, count: int) -> None:
     """Sort ``entries[0:count]`` in place, largest first (insertion sort: the lists are
     short)."""
     for i in range(1, count):
@@ -596,7 +596,7 @@ def _sort_descending(entries: np.ndarray, count: int) -> None:
 
 
 @kernel("int64(state, int64, int64[::1], int64)")
-def _defender_replies(st: BoardState, defender: int, cells: np.ndarray, count: int) -> int:
+def defender_replies(st: BoardState, defender: int, cells: np.ndarray, count: int) -> int:
     """Order the defender's replies ``cells[0:count]`` at a VCT defender node, dropping the
     illegal ones, likeliest refutation first (one refutation ends the node): by the classes
     it takes from the attacker and makes for itself there together, then by the attacker's
@@ -611,12 +611,12 @@ def _defender_replies(st: BoardState, defender: int, cells: np.ndarray, count: i
         rank = (taken + st.classes[np.uint64(defender - 1), np.uint64(cell)]) * CLASSES + taken
         cells[kept] = (rank << 16) | cell
         kept += 1
-    _sort_descending(cells, kept)
+    sort_descending(cells, kept)
     return kept
 
 
 @kernel("int64(state, search, int64, boolean, int64)")
-def _attacker_moves(st: BoardState, ss: SearchState, attacker: int, quiet: bool,
+def attacker_moves(st: BoardState, ss: SearchState, attacker: int, quiet: bool,
                     ply: int) -> int:
     """Write to ss.moves[ply] the attacker's moves at a VCT attacker node facing no five, best
     first, and return how many: every legal cell where it makes a four or an open three and,
@@ -640,15 +640,15 @@ def _attacker_moves(st: BoardState, ss: SearchState, attacker: int, quiet: bool,
             rank += KILLER_RANK
         moves[count] = (rank << 16) | cell
         count += 1
-    _sort_descending(moves, count)
+    sort_descending(moves, count)
     return count
 
 
 @kernel("int64(state, search, int64, int64, int64, int64)")
-def _keep_relevant(st: BoardState, ss: SearchState, attacker: int, ply: int, first: int,
+def keep_relevant(st: BoardState, ss: SearchState, attacker: int, ply: int, first: int,
                    count: int) -> int:
     """When the defender would win by fours were it its turn, keep of the attacker's moves
-    ss.moves[ply][first:count] only those in that win's relevance zone (``_relevance_zone``,
+    ss.moves[ply][first:count] only those in that win's relevance zone (``relevance_zone``,
     with the roles swapped: any other move that is no four loses to it), in their order;
     return the new count.  Uses the rows ``ply`` and ``ply + 1`` of ss.scores."""
     defender = 3 - attacker
@@ -660,7 +660,7 @@ def _keep_relevant(st: BoardState, ss: SearchState, attacker: int, ply: int, fir
         return count
     zone = ss.scores[ply + 1]
     marks = ss.marks
-    size = _relevance_zone(st, ss, attacker, line, length, zone)
+    size = relevance_zone(st, ss, attacker, line, length, zone)
     for j in range(size):
         marks[zone[j]] = 1
     moves = ss.moves[ply]
@@ -685,16 +685,16 @@ def _vct(st: BoardState, ss: SearchState, attacker: int, attacking: int, threats
     every four and open three is tried, while ``threats_left`` lasts, and then, when
     ctrl[C_TSS_QUIET] is above 0, every other legal cell where the attacker makes at least an
     open two and after which it would win by fours (of at most that many) were it its turn
-    again (a quiet threat, one threat too), in the order of ``_attacker_moves``; from the
+    again (a quiet threat, one threat too), in the order of ``attacker_moves``; from the
     first that is no four on, only those inside the relevance zone of the defender's own win
-    by fours, when it would have one were it its turn (``_keep_relevant``).  Defender to
+    by fours, when it would have one were it its turn (``keep_relevant``).  Defender to
     move: its five wins for it; a single four of the attacker must be blocked there; the
     defender wins if it has an open four or a VCF of its own; against an open three it must
     hold with one of: every cell where the attacker would make a four (the cells that stop the
     three) and every four of its own; against a quiet threat, with one of the cells of its
-    relevance zone (``_relevance_zone``) where the attacker's win by fours fails as played
+    relevance zone (``relevance_zone``) where the attacker's win by fours fails as played
     and no other is found; its replies are tried likeliest refutation first
-    (``_defender_replies``).  The search gives up (0) past ctrl[C_TSS_LIMIT] nodes; at ply 0
+    (``defender_replies``).  The search gives up (0) past ctrl[C_TSS_LIMIT] nodes; at ply 0
     the winning move goes to ctrl[C_TSS_MOVE]."""
     ctrl = ss.ctrl
     ctrl[C_TSS_NODES] += 1
@@ -716,7 +716,7 @@ def _vct(st: BoardState, ss: SearchState, attacker: int, attacking: int, threats
             return 3
         if threats_left <= 0:
             return 0
-        key = _vcf_key(st, ss, attacker) ^ np.uint64(VCT_KEY)
+        key = vcf_key(st, ss, attacker) ^ np.uint64(VCT_KEY)
         if quiet > 0:
             key ^= np.uint64(QUIET_KEY) ^ np.uint64(quiet)
         if ply > ROOT_PLY:  # the root must find its move (C_TSS_MOVE)
@@ -747,7 +747,7 @@ def _vct(st: BoardState, ss: SearchState, attacker: int, attacking: int, threats
                         result = found + 1
                 unmake(st)
         else:
-            count = _attacker_moves(st, ss, attacker, quiet > 0 and threats_left >= 2, ply)
+            count = attacker_moves(st, ss, attacker, quiet > 0 and threats_left >= 2, ply)
             moves = ss.moves[ply]
             # the moves that are no four are kept to the relevance zone of the defender's own
             # win by fours, sought only when the first of them comes up: a four forces its
@@ -757,7 +757,7 @@ def _vct(st: BoardState, ss: SearchState, attacker: int, attacking: int, threats
             while i < count:
                 if unrestricted and st.classes[attacker - 1, moves[i] & CELL_MASK] < C_FOUR:
                     unrestricted = False
-                    count = _keep_relevant(st, ss, attacker, ply, i, count)
+                    count = keep_relevant(st, ss, attacker, ply, i, count)
                     if i >= count:
                         break
                 cell = moves[i] & CELL_MASK
@@ -774,9 +774,9 @@ def _vct(st: BoardState, ss: SearchState, attacker: int, attacking: int, threats
                     ss.killers[ply, 0] = cell
                     result = found + 1
                     break
-                if _out_of_budget(ctrl):
+                if out_of_budget(ctrl):
                     break
-        if not _out_of_budget(ctrl):  # a search cut short proves nothing
+        if not out_of_budget(ctrl):  # a search cut short proves nothing
             _memo_store(ss.vcf_keys, ss.vcf_data, key, threats_left, result)
         return result
     defender = mover
@@ -805,7 +805,7 @@ def _vct(st: BoardState, ss: SearchState, attacker: int, attacking: int, threats
                     or st.classes[own, np.uint64(cell)] >= C_FOUR):
                 replies[count] = cell
                 count += 1
-        for i in range(_defender_replies(st, defender, replies, count)):
+        for i in range(defender_replies(st, defender, replies, count)):
             cell = replies[i] & CELL_MASK
             make(st, cell, defender)
             found = _vct(st, ss, attacker, ATTACKING, threats_left, ply + 1)
@@ -819,12 +819,12 @@ def _vct(st: BoardState, ss: SearchState, attacker: int, attacking: int, threats
     # a quiet threat: the attacker's win by fours, were it its turn, must be stopped
     line = ss.moves[ply]
     length = vcf_line(st, ss, attacker, quiet, line)
-    if length == 0 or _out_of_budget(ctrl):
+    if length == 0 or out_of_budget(ctrl):
         return 0
     longest = vcf(st, ss, attacker, quiet)  # (memoised by vcf_line) what a pass would allow
     zone = ss.scores[ply]
-    count = _relevance_zone(st, ss, defender, line, length, zone)
-    for j in range(_defender_replies(st, defender, zone, count)):
+    count = relevance_zone(st, ss, defender, line, length, zone)
+    for j in range(defender_replies(st, defender, zone, count)):
         cell = zone[j] & CELL_MASK
         make(st, cell, defender)
         found = _replay_vcf(st, ss, attacker, line, length, False)

@@ -1,0 +1,301 @@
+"""The threat solver: depth-first proof-number search (df-pn) for a win by continuous threats.
+
+It plays the game of the VCT in bot.core.threats (the attacker's fours, open threes and, when
+asked, quiet threats; the defender's forced blocks, its answers to an open three or to a quiet
+threat, its own fives, open fours and VCF) with no bound on the number of threats: proof and
+disproof numbers lead it to the attacker's move nearest a proof and the defender's reply nearest
+a refutation (Nagai's df-pn, with Pawlewicz and Lew's 1 + epsilon thresholds).  A threat
+sequence only adds stones, so positions never repeat along a line and the search graph has no
+cycles.  Its numbers live in a table of its own (``new_table``), keyed by the position, the
+attacker, the side to move and the quiet threats' fours.
+"""
+
+from __future__ import annotations
+
+from bot.core import arrays
+from bot.core.jit import int64, kernel, np
+from bot.core.moves import make, unmake
+from bot.core.searchstate import C_TSS_LIMIT, C_TSS_MOVE, C_TSS_NODES, MAX_PLY, SearchState
+from bot.core.shapes import C_FOUR
+from bot.core.state import M_CANDIDATES, BoardState
+from bot.core.threats import (
+    CELL_MASK, DEFENDER_VCF_FOURS, QUIET_KEY, VCT_KEY, attacker_moves, cells_of_class,
+    defender_replies, is_legal, keep_relevant, out_of_budget, relevance_zone, scan_threats, vcf,
+    vcf_key, vcf_line,
+)
+
+INFINITE = 1 << 40  # the proof (disproof) number of a node proved lost (won) for the attacker
+# Table entry: proof number, disproof number, plies to the win of a proved node, and the nodes
+# its latest search took (the replacement keeps the entry that cost more).
+PN, DN, PLIES, WORK = range(4)
+DATA_SLOTS = 4
+WAYS = 2  # entries per bucket: a new entry takes the empty one or the one that cost less
+# 1 + 1 / EPSILON_DIVISOR: a child is searched until its number passes the second best one's by
+# this factor.  Smaller divisors switch less between siblings (fewer re-expansions) but follow a
+# worse child longer.
+EPSILON_DIVISOR = 8
+# The proof number an attacker's move starts with, by the class it makes (about the defender's
+# replies it leaves): a four has one, an open three a few, a quiet threat many.  Higher numbers
+# for the slower threats search the forcing moves first; too high and a needed quiet threat
+# waits long.
+INITIAL_PN = (6, 6, 6, 6, 6, 3, 2, 1, 1, 1, 1, 1)
+ATTACKER_VCF_FOURS = int64(12)  # the attacker's VCF sought at each of its nodes, first
+DFPN_KEY = 0xA0761D6478BD642F  # xor-ed into every key: the table is not the VCF memo's
+DEFENDING_KEY = 0xE7037ED1A0B428DB  # ... and into the keys of defender nodes
+PROVED = int64(1)
+DISPROVED = int64(-1)
+OPEN = int64(0)
+ATTACKING = int64(1)
+DEFENDING = int64(0)
+ROOT_PLY = int64(0)
+
+
+def new_table(entries: int) -> tuple[np.ndarray, np.ndarray]:
+    """(keys, data) of a df-pn table of ``entries`` entries (a power of two, at least WAYS;
+    5 x 8 bytes each)."""
+    if entries < WAYS or entries & (entries - 1):
+        raise ValueError(f"df-pn table entries must be a power of two >= {WAYS}: {entries}")
+    return arrays.zeros(entries, "uint64"), arrays.zeros((entries, DATA_SLOTS), "int64")
+
+
+@kernel("int64(uint64[::1], uint64)")
+def _slot(keys: np.ndarray, key: np.uint64) -> int:
+    """The table index holding ``key``, or -1."""
+    first = int(np.int64(key & np.uint64(len(keys) - WAYS)))
+    for index in range(first, first + WAYS):
+        if keys[index] == key:
+            return index
+    return -1
+
+
+@kernel("UniTuple(int64, 3)(uint64[::1], int64[:, ::1], uint64)")
+def _probe(keys: np.ndarray, data: np.ndarray, key: np.uint64) -> tuple[int, int, int]:
+    """(proof number, disproof number, plies) stored for ``key``; (-1, 1, 0) when absent."""
+    index = _slot(keys, key)
+    if index < 0:
+        return -1, 1, 0
+    return data[index, PN], data[index, DN], data[index, PLIES]
+
+
+@kernel("void(uint64[::1], int64[:, ::1], uint64, int64, int64, int64, int64)")
+def _store(keys: np.ndarray, data: np.ndarray, key: np.uint64, pn: int, dn: int, plies: int,
+           work: int) -> None:
+    """Store a node's numbers: over its own entry, else over the bucket's empty entry or the one
+    whose search took the fewest nodes."""
+    index = _slot(keys, key)
+    if index < 0:
+        first = int(np.int64(key & np.uint64(len(keys) - WAYS)))
+        index = first
+        for other in range(first, first + WAYS):
+            if keys[other] == 0:
+                index = other
+                break
+            if data[other, WORK] < data[index, WORK]:
+                index = other
+    keys[index] = key
+    data[index, PN] = pn
+    data[index, DN] = dn
+    data[index, PLIES] = plies
+    data[index, WORK] = work
+
+
+@kernel("UniTuple(int64, 2)(state, search, int64, int64, int64, int64, boolean)")
+def _expand(st: BoardState, ss: SearchState, attacker: int, attacking: int, quiet: int,
+            ply: int, seen: bool) -> tuple[int, int]:
+    """Decide the node or list its children: (PROVED, plies to the attacker's win),
+    (DISPROVED, 0) or (OPEN, how many moves were written to ss.moves[ply], each the cell with
+    a rank above CELL_MASK).
+
+    Attacker to move: its five, an open four with no five of the defender to block, or a VCF
+    (of ATTACKER_VCF_FOURS fours) proves it; two fives of the defender disprove it; one must be
+    blocked (the block goes on only as a threat, or while an open three of the attacker stands,
+    or as a quiet threat: the defender node after it decides); else its moves are its fours,
+    open threes and, when ``quiet`` is above 0, the cells where it makes an open two
+    (``attacker_moves``), those that are no four kept to the relevance zone of the defender's
+    own VCF (``keep_relevant``).  Defender to move: its five, open four or VCF disproves it;
+    two fives of the attacker, or one it may not block, prove it; one five must be blocked;
+    an open three is answered at every cell where either side makes a four; a quiet move is a
+    threat only when the attacker would win by ``quiet`` fours were it its turn, answered in
+    the relevance zone of that win (``relevance_zone``); no threat disproves it.  A node
+    ``seen`` before (it has a table entry, so it was not decided) skips the VCF searches that
+    decided nothing then."""
+    defender = 3 - attacker
+    mover = attacker if attacking == ATTACKING else defender
+    own_five, opp_fives, opp_five, own_win_four, opp_three = scan_threats(st, mover)
+    moves = ss.moves[ply]
+    if attacking == ATTACKING:
+        if own_five >= 0:
+            moves[0] = own_five
+            return PROVED, 1
+        if opp_fives >= 2:
+            return DISPROVED, 0
+        if opp_fives == 0 and own_win_four >= 0:
+            moves[0] = own_win_four
+            return PROVED, 3
+        if opp_fives == 1:
+            if not is_legal(st, opp_five, attacker):
+                return DISPROVED, 0
+            moves[0] = opp_five
+            return OPEN, 1
+        plies = 0 if seen else vcf(st, ss, attacker, ATTACKER_VCF_FOURS)
+        if plies > 0:
+            if ply == ROOT_PLY:  # (the move that starts it is needed there only)
+                line = ss.scores[ply]
+                if vcf_line(st, ss, attacker, ATTACKER_VCF_FOURS, line) == 0:
+                    return DISPROVED, 0  # (the node budget ran out on the way)
+                moves[0] = line[0]
+            return PROVED, plies
+        count = attacker_moves(st, ss, attacker, quiet > 0, ply)
+        fours = 0
+        scratch = ss.scores[ply]  # the fours, then the rest, each in its order
+        for i in range(count):
+            if st.classes[np.uint64(attacker - 1), np.uint64(moves[i] & CELL_MASK)] >= C_FOUR:
+                scratch[fours] = moves[i]
+                fours += 1
+        rest = fours
+        for i in range(count):
+            if st.classes[np.uint64(attacker - 1), np.uint64(moves[i] & CELL_MASK)] < C_FOUR:
+                scratch[rest] = moves[i]
+                rest += 1
+        for i in range(count):
+            moves[i] = scratch[i]
+        if fours < count and cells_of_class(st, defender, C_FOUR) > 0:
+            count = keep_relevant(st, ss, attacker, ply, fours, count)
+        return (OPEN, count) if count > 0 else (DISPROVED, 0)
+    if own_five >= 0:
+        return DISPROVED, 0
+    if opp_fives >= 2 or (opp_fives == 1 and not is_legal(st, opp_five, defender)):
+        return PROVED, 2
+    if opp_fives == 1:
+        moves[0] = opp_five
+        return OPEN, 1
+    if own_win_four >= 0 or (not opp_three and quiet <= 0):
+        return DISPROVED, 0
+    if not seen and vcf(st, ss, defender, DEFENDER_VCF_FOURS) > 0:
+        return DISPROVED, 0
+    count = 0
+    if opp_three:
+        own, other = np.uint64(defender - 1), np.uint64(attacker - 1)  # (unsigned indices)
+        for i in range(st.meta[M_CANDIDATES]):
+            cell = st.candidates[i]
+            if (st.classes[other, np.uint64(cell)] >= C_FOUR
+                    or st.classes[own, np.uint64(cell)] >= C_FOUR):
+                moves[count] = cell
+                count += 1
+    else:
+        line = ss.scores[ply]
+        length = vcf_line(st, ss, attacker, quiet, line)
+        if length == 0:
+            return DISPROVED, 0
+        count = relevance_zone(st, ss, defender, line, length, moves)
+    count = defender_replies(st, defender, moves, count)
+    return (OPEN, count) if count > 0 else (PROVED, 2)
+
+
+@kernel("UniTuple(int64, 3)(state, search, uint64[::1], int64[:, ::1], int64, int64, int64, "
+        "int64, int64, int64, uint64)")
+def _mid(st: BoardState, ss: SearchState, keys: np.ndarray, data: np.ndarray, attacker: int,
+         attacking: int, quiet: int, pn_limit: int, dn_limit: int, ply: int,
+         key: np.uint64) -> tuple[int, int, int]:
+    """Search the node (key ``key``) until its proof number reaches ``pn_limit`` or its
+    disproof number ``dn_limit``, the node is decided, or the node budget runs out; store and
+    return (proof number, disproof number, plies to the win when proved).  At ply 0 the move
+    that proves the node goes to ctrl[C_TSS_MOVE]."""
+    ctrl = ss.ctrl
+    ctrl[C_TSS_NODES] += 1
+    if out_of_budget(ctrl):
+        return 1, 1, 0  # (nothing is known, nothing stored)
+    if ply >= MAX_PLY - 1:
+        return INFINITE, 0, 0  # (deeper than the move buffers: not searched, so no proof)
+    before = ctrl[C_TSS_NODES]
+    seen = ply > ROOT_PLY and _slot(keys, key) >= 0  # (the root must find its move again)
+    outcome, count = _expand(st, ss, attacker, attacking, quiet, ply, seen)
+    moves = ss.moves[ply]
+    if outcome == PROVED:
+        if ply == ROOT_PLY:
+            ctrl[C_TSS_MOVE] = moves[0] & CELL_MASK
+        _store(keys, data, key, 0, INFINITE, count, ctrl[C_TSS_NODES] - before)
+        return 0, INFINITE, count
+    if outcome == DISPROVED:
+        _store(keys, data, key, INFINITE, 0, 0, ctrl[C_TSS_NODES] - before)
+        return INFINITE, 0, 0
+    mover = attacker if attacking == ATTACKING else 3 - attacker
+    child_key_flip = np.uint64(DEFENDING_KEY)
+    pn, dn, plies = 1, 1, 0
+    while True:
+        # this node's numbers from its children's (absent: INITIAL_PN and 1); the child to search next
+        # has the least proof number at an attacker node, the least disproof number else
+        best, best_value, best_other, best_plies, second = -1, INFINITE + 1, 0, 0, INFINITE
+        total, deepest = 0, 0
+        for i in range(count):
+            cell = moves[i] & CELL_MASK
+            child = key ^ st.zobrist[0, mover, cell] ^ child_key_flip
+            child_pn, child_dn, child_plies = _probe(keys, data, child)
+            if child_pn < 0:
+                child_pn = INITIAL_PN[st.classes[np.uint64(mover - 1), np.uint64(cell)]] if (
+                    attacking == ATTACKING) else 1
+            value, other = (child_pn, child_dn) if attacking == ATTACKING else (child_dn, child_pn)
+            total = min(total + other, INFINITE)
+            deepest = max(deepest, child_plies)
+            if value < best_value:
+                best, best_value, best_other, best_plies, second = (
+                    i, value, other, child_plies, best_value)
+            elif value < second:
+                second = value
+        second = min(second, INFINITE)
+        if attacking == ATTACKING:
+            pn, dn = best_value, total
+        else:
+            pn, dn = total, best_value
+        if pn == 0 or dn == 0:
+            # a proved attacker node wins by its proving move, a defender node by its longest
+            plies = 0 if dn == 0 else (best_plies if attacking == ATTACKING else deepest) + 1
+            if pn == 0 and attacking == ATTACKING:
+                ss.killers[ply, 0] = moves[best] & CELL_MASK
+                if ply == ROOT_PLY:
+                    ctrl[C_TSS_MOVE] = moves[best] & CELL_MASK
+            break
+        if pn >= pn_limit or dn >= dn_limit or out_of_budget(ctrl):
+            break
+        narrow = min(second + 1 + second // EPSILON_DIVISOR, INFINITE)
+        if attacking == ATTACKING:
+            child_pn_limit = min(pn_limit, narrow)
+            child_dn_limit = min(dn_limit - dn + best_other, INFINITE)
+        else:
+            child_dn_limit = min(dn_limit, narrow)
+            child_pn_limit = min(pn_limit - pn + best_other, INFINITE)
+        cell = moves[best] & CELL_MASK
+        make(st, cell, mover)
+        _mid(st, ss, keys, data, attacker, 1 - attacking, quiet, child_pn_limit,
+             child_dn_limit, ply + 1, key ^ st.zobrist[0, mover, cell] ^ child_key_flip)
+        unmake(st)
+    if not out_of_budget(ctrl) or pn == 0 or dn == 0:
+        _store(keys, data, key, pn, dn, plies, ctrl[C_TSS_NODES] - before)
+    return pn, dn, plies
+
+
+@kernel()
+def dfpn_vct(st: BoardState, ss: SearchState, keys: np.ndarray, data: np.ndarray, colour: int,
+             node_limit: int, quiet_fours: int) -> tuple[int, int]:
+    """(plies to a win by continuous threats for ``colour`` to move, its first move), or
+    (0, -1) if none is proved within ``node_limit`` nodes (VCF probes included; the count is
+    left in ctrl[C_TSS_NODES]).  ``quiet_fours`` above 0 admits quiet threats: moves after
+    which ``colour`` would win by that many fours were it its turn again.  The table
+    (``new_table``) keeps what it learnt: a later search of the same or a nearby position
+    starts from it.  The plies are those of the proof's longest line, not the shortest win."""
+    ctrl = ss.ctrl
+    ctrl[C_TSS_NODES] = 0
+    ctrl[C_TSS_LIMIT] = node_limit
+    ctrl[C_TSS_MOVE] = -1
+    ss.killers[:, 0] = -1  # borrowed: the last proving move per ply
+    key = vcf_key(st, ss, colour) ^ np.uint64(DFPN_KEY) ^ np.uint64(VCT_KEY)
+    if quiet_fours > 0:
+        key ^= np.uint64(QUIET_KEY) ^ np.uint64(quiet_fours)
+    pn, _, plies = _mid(st, ss, keys, data, colour, ATTACKING, quiet_fours, INFINITE, INFINITE,
+                        ROOT_PLY, key)
+    ctrl[C_TSS_LIMIT] = 0
+    ss.killers[:, 0] = -1
+    move = int(ctrl[C_TSS_MOVE])
+    if pn != 0 or move < 0:
+        return 0, -1
+    return plies, move

@@ -1,0 +1,153 @@
+"""The df-pn threat solver (bot.core.proofnumber) against the brute-force VCT of tests/naive.py
+and the published threat puzzles."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from bot.config import Config
+from bot.core.proofnumber import dfpn_vct, new_table
+from bot.core.searchstate import C_TSS_NODES
+from bot.core.threats import vct
+from bot.engine import Engine
+from bot.limits import Limits
+from tests import naive
+from tests.conftest import PURE_PYTHON, scaled
+from tests.test_engine_tactics import (
+    all_puzzles, attacker_cluster, engine_with, quiet_threats, small_threat_position,
+)
+
+NAIVE_THREATS = 3  # the brute force is asked no further (its time grows steeply with them)
+QUIET_FOURS = 3
+
+
+def proof_holds(engine: Engine, position: naive.Position, colour: int, plies: int,
+                quiet_fours: int) -> bool:
+    """A proof of ``plies`` plies is a win within (plies + 1) / 2 threats: by brute force
+    when that is at most NAIVE_THREATS, else by the threat-bounded VCT kernel (itself checked
+    against the brute force in test_engine_tactics)."""
+    threats = (plies + 1) // 2
+    if threats <= NAIVE_THREATS:
+        return naive.vct_wins(position, colour, threats, quiet_fours=quiet_fours)
+    board = engine.require_board()
+    return vct(board.state, engine._search, colour, threats, 10**9, quiet_fours)[0] > 0
+
+
+@pytest.mark.skipif(PURE_PYTHON, reason="brute-force VCTs of three threats: long as plain Python")
+def test_dfpn_proves_the_brute_force_wins_and_only_real_ones() -> None:
+    """On seeded 9x9 positions full of threes and fours: every win the brute force finds
+    within two threats is proved, every proof is a win within the threats of its longest
+    line, and the first move is an empty cell after which the defender cannot hold."""
+    rng = random.Random(4)
+    engine = Engine()
+    keys, data = new_table(1 << 14)
+    proved = refuted = 0
+    for _ in range(300):  # the seeded positions, until enough of each are checked
+        if proved >= scaled(12) and refuted >= scaled(12):
+            break
+        stones, board, position = small_threat_position(engine, rng)
+        colour = board.side_to_move()
+        keys[:] = 0
+        plies, move = dfpn_vct(board.state, engine._search, keys, data, colour, 10**7, 0)
+        if plies == 0:
+            assert not naive.vct_wins(position, colour, 2), stones
+            refuted += 1
+            continue
+        assert proof_holds(engine, position, colour, plies, 0), (stones, plies)
+        x, y = board.point(move)
+        assert (x, y) not in position.stones
+        if plies <= 2 * NAIVE_THREATS - 1:
+            position.stones[(x, y)] = colour
+            assert naive.vct_wins(position, colour, (plies - 1) // 2, attacking=False), stones
+        proved += 1
+    assert proved >= scaled(12) and refuted >= scaled(12), (proved, refuted)
+
+
+@pytest.mark.skipif(PURE_PYTHON, reason="brute-force VCTs with quiet threats: long as plain Python")
+@pytest.mark.parametrize("rule", [0, 1])
+def test_dfpn_with_quiet_threats_agrees_with_brute_force(rule: int) -> None:
+    """Where Black's only wins start with quiet threats (none by threes and fours within two
+    threats), and where it has quiet threats but no win: the brute force's win within two
+    threats is proved, and every proof is a real win."""
+    rng = random.Random(10 + rule)
+    engine = Engine()
+    keys, data = new_table(1 << 14)
+    wanted = {True: 2, False: 2}
+    for _ in range(3000):  # the seeded positions, until enough of each kind are checked
+        if not any(wanted.values()):
+            break
+        stones = attacker_cluster(rng, 7)
+        engine.new_game(7, 7, rule)
+        engine.setup(stones)
+        board = engine.require_board()
+        if vct(board.state, engine._search, 1, 2, 10**9, 0)[0] > 0 or not quiet_threats(engine, 3):
+            continue  # won without quiet threats, or nothing for them to try
+        position = naive.Position(7, 7, rule, {(x, y): c for x, y, c in stones})
+        expected = naive.vct_wins(position, 1, 2, quiet_fours=QUIET_FOURS)
+        if wanted[expected] == 0:
+            continue
+        wanted[expected] -= 1
+        keys[:] = 0
+        plies, _ = dfpn_vct(board.state, engine._search, keys, data, 1, 10**7, QUIET_FOURS)
+        if expected:
+            assert plies > 0, (rule, stones)
+        if plies > 0:
+            assert proof_holds(engine, position, 1, plies, QUIET_FOURS), (rule, stones, plies)
+    assert not any(wanted.values()), wanted
+
+
+@pytest.mark.skipif(PURE_PYTHON, reason="millions of nodes: minutes as plain Python")
+def test_dfpn_solves_a_renju_puzzle_the_deepening_cannot_within_the_same_nodes() -> None:
+    """A published threat puzzle (renju, a win of 20 threats and more) that the
+    threat-bounded deepening, given the same nodes, does not solve: df-pn proves it with the
+    published first move."""
+    nodes = 4_000_000
+    case = next(c for c in all_puzzles("vct") if c["id"] == "quintet-14")
+    engine = engine_with(4, case["black"], case["white"])
+    board = engine.require_board()
+    attacker = board.side_to_move()
+    assert vct(board.state, engine._search, attacker, 12, nodes, QUIET_FOURS) == (0, -1)
+    keys, data = new_table(1 << 20)
+    plies, move = dfpn_vct(board.state, engine._search, keys, data, attacker, nodes, QUIET_FOURS)
+    assert plies > 0
+    assert list(board.point(move)) in [line[0] for line in case["answers"]["solution_lines"]]
+
+
+@pytest.mark.skipif(PURE_PYTHON, reason="a million nodes: minutes as plain Python")
+def test_dfpn_keeps_to_its_node_budget_and_its_table_carries_over() -> None:
+    """Cut short, it proves nothing and stays within its nodes (plus the one VCF probe that
+    crosses the line); a second search of the same position starts from the table's numbers
+    and proves with fewer nodes than the first."""
+    case = next(c for c in all_puzzles("vct") if c["id"] == "quintet-11")
+    engine = engine_with(4, case["black"], case["white"])
+    board = engine.require_board()
+    attacker = board.side_to_move()
+    ctrl = engine._search.ctrl
+    keys, data = new_table(1 << 20)
+    for limit in (1000, 20_000):
+        keys[:] = 0
+        assert dfpn_vct(board.state, engine._search, keys, data, attacker, limit,
+                        QUIET_FOURS) == (0, -1)
+        assert limit < ctrl[C_TSS_NODES] <= limit + 2
+    keys[:] = 0
+    first = dfpn_vct(board.state, engine._search, keys, data, attacker, 10**7, QUIET_FOURS)
+    first_nodes = int(ctrl[C_TSS_NODES])
+    again = dfpn_vct(board.state, engine._search, keys, data, attacker, 10**7, QUIET_FOURS)
+    assert first[0] > 0 and again == first
+    assert ctrl[C_TSS_NODES] < first_nodes // 10
+
+
+@pytest.mark.skipif(PURE_PYTHON, reason="a million nodes: minutes as plain Python")
+def test_the_engine_plays_the_dfpn_win_at_once() -> None:
+    """With Config.vct_dfpn_entries the root's threat search is the df-pn: a threat puzzle
+    is answered with the winning move, proven, at depth 1."""
+    case = next(c for c in all_puzzles("vct") if c["id"] == "quintet-11")
+    config = Config(vct_nodes_per_ms=4000, vct_max_nodes=4_000_000, vct_threats=12,
+                    vct_quiet_fours=QUIET_FOURS, vct_dfpn_entries=1 << 18)
+    engine = engine_with(4, case["black"], case["white"])
+    engine.config = config
+    result = engine.think(Limits(timeout_turn_ms=600_000, max_depth=1))
+    assert result.stopped_by == "proven"
+    assert list(result.move) in [line[0] for line in case["answers"]["solution_lines"]]

@@ -1,4 +1,4 @@
-"""Benchmarks that print figures: ``python -m bot.bench core|search|tactics|startup``.
+"""Benchmarks that print figures: ``python -m bot.bench core|search|tactics|threats|startup``.
 
 The positions are fixed (seeded), so figures from two commits compare like for like; the
 machines are shared and noisy, so run it more than once before trusting a difference.
@@ -17,14 +17,18 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import psutil
 
 from bot.config import Config
 from bot.core import arrays, drills, state
 from bot.core.board import Board, Point
+from bot.core.proofnumber import dfpn_vct, new_table
+from bot.core.searchstate import C_TSS_NODES
+from bot.core.threats import vct
 from bot.core.score import MATE_BOUND
 from bot.engine import Engine
 from bot.limits import Limits, SearchInfo
@@ -154,6 +158,52 @@ def _iterations(engine: Engine, stop_when: Callable[[SearchInfo], bool]) -> tupl
     return infos, move
 
 
+def _puzzles() -> Iterator[tuple[dict[str, Any], list[tuple[int, int, int]]]]:
+    """The puzzles (renju, 15x15) whose stone counts say who is to move, as our board infers
+    it: each with its stones."""
+    for line in PUZZLES.read_text().splitlines():
+        case = json.loads(line)
+        if case["counts_consistent_with_to_move"]:
+            yield case, ([(x, y, 1) for x, y in case["black"]]
+                         + [(x, y, 2) for x, y in case["white"]])
+
+
+def threat_solvers(node_limit: int) -> None:
+    """Each VCT puzzle for the threat-bounded deepening (threats.vct) and the df-pn
+    (proofnumber.dfpn_vct, a fresh table of 2^20 entries) alone, both with SOLVER's quiet
+    threats and at most ``node_limit`` nodes: plies of the win found, nodes and seconds."""
+    engine = Engine()
+    keys, data = new_table(1 << 20)
+    quiet = SOLVER.vct_quiet_fours
+    print(f"{'puzzle':<12}{'deepening plies/nodes/s':>28}{'df-pn plies/nodes/s':>28}")
+    totals = {"deepening": [0, 0.0], "df-pn": [0, 0.0]}
+    for case, stones in _puzzles():
+        if case["task"] != "vct":
+            continue
+        engine.new_game(15, 15, 4)
+        engine.setup(stones)
+        board = engine.require_board()
+        colour = board.side_to_move()
+        cells = []
+        for name in totals:
+            keys.fill(0)
+            start = time.perf_counter()
+            if name == "df-pn":
+                plies, _ = dfpn_vct(board.state, engine._search, keys, data, colour,
+                                    node_limit, quiet)
+            else:
+                plies, _ = vct(board.state, engine._search, colour, SOLVER.vct_threats,
+                               node_limit, quiet)
+            seconds = time.perf_counter() - start
+            nodes = int(engine._search.ctrl[C_TSS_NODES])
+            totals[name][0] += plies > 0
+            totals[name][1] += seconds
+            cells.append(f"{plies or '-':>6}{nodes:>12,}{seconds:>9.2f}")
+        print(f"{case['id']:<12}{cells[0]:>28}{cells[1]:>28}")
+    for name, (solved, seconds) in totals.items():
+        print(f"{name}: {solved} solved, {seconds:.1f} s in all")
+
+
 def tactics() -> None:
     """VCF and VCT puzzles (renju, quintet, MIT): solved when an iteration proves a win.
     Must-defend positions: solved when the move played after at most TACTICS_SECONDS is a
@@ -165,11 +215,7 @@ def tactics() -> None:
     rows: dict[str, list[float | None]] = {"vcf": [], "vct": [], "defence": [],
                                            **{name: [] for name in solvers}}
     unsolved: list[str] = []
-    for line in PUZZLES.read_text().splitlines():
-        case = json.loads(line)
-        if not case["counts_consistent_with_to_move"]:
-            continue  # our board infers the side to move from the stone counts
-        stones = [(x, y, 1) for x, y in case["black"]] + [(x, y, 2) for x, y in case["white"]]
+    for case, stones in _puzzles():
         engine.new_game(15, 15, 4)
         engine.setup(stones)
         infos, _ = _iterations(engine, lambda info: info.score > MATE_BOUND)
@@ -284,12 +330,15 @@ def startup(runs: int) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bot.bench", description=__doc__)
-    parser.add_argument("what", choices=["core", "startup", "search", "tactics", "executable"],
+    parser.add_argument("what", choices=["core", "startup", "search", "tactics", "threats",
+                                         "executable"],
                         help="which benchmark to run")
     parser.add_argument("path", nargs="?", default="dist/pbrain-sente",
                         help="the frozen brain, for 'executable'")
     parser.add_argument("--rounds", type=int, default=20, help="passes over each position")
     parser.add_argument("--runs", type=int, default=2, help="start-up runs (cold + warm each)")
+    parser.add_argument("--nodes", type=int, default=10_000_000,
+                        help="node limit of each threat solver, for 'threats'")
     args = parser.parse_args(argv)
     if args.what == "core":
         core(args.rounds)
@@ -297,6 +346,8 @@ def main(argv: list[str] | None = None) -> int:
         search_signature()
     elif args.what == "tactics":
         tactics()
+    elif args.what == "threats":
+        threat_solvers(args.nodes)
     elif args.what == "executable":
         executable(args.path, args.runs)
     else:

@@ -379,11 +379,11 @@ class Config:
     # that start with such a move, at the cost of a VCF per candidate cell at each attacker
     # node and a relevance zone at each defender node.
     vct_quiet_fours: int = 0
-    # ... searched as a df-pn (bot.core.proofnumber: no bound on the threats, proof numbers
-    # steer it) with a table of this many entries (a power of two, 40 bytes each, kept across
-    # moves) instead of deepening one threat at a time (0): reaches long wins the deepening
-    # cannot within its nodes, at the cost of the table's memory; the win it finds may be
-    # longer than the shortest.
+    # ... searched as a df-pn (bot.core.proofnumber: proof numbers steer it, vct_threats
+    # does not bound it) with a table of this many entries (a power of two, 40 bytes each,
+    # kept across moves) instead of deepening one threat at a time (0): reaches long wins the
+    # deepening cannot within its nodes (python -m bot.bench threats), at the cost of the
+    # table's memory; its win may be longer than the shortest.
     vct_dfpn_entries: int = 0
     # Inside the search: at a node (not the root) with at least interior_vct_depth plies left,
     # no threat to answer, a static score below beta and an open three or better to make,

@@ -40,11 +40,6 @@ MIB = 2**20
 # 5 s search (~1.5 M nodes) and keep the whole brain near 60 MiB, well under the 100 MB a
 # tournament brain should stay under; more helps only longer searches (INFO hash_size).
 DEFAULT_TT_MIB = 32
-# With the df-pn threat solver (Config.vct_dfpn_entries), the share 1 / DEEPENING_SHARE of the
-# root's threat nodes that the threat-bounded deepening spends first: more finds sooner the
-# wins of few threats but wide quiet moves, where the df-pn wanders (quintet-16), and leaves
-# fewer nodes for the long wins only the df-pn reaches (quintet-14, -15, -17).
-DEEPENING_SHARE = 4
 # Kept free under max_memory for what the table sizing cannot see: Python objects, thread
 # stacks, input lines, numpy temporaries.  Larger is safer, smaller leaves a bigger table.
 MEMORY_HEADROOM = 48 * MIB
@@ -360,21 +355,16 @@ class Engine:
         if nodes <= 0 or threats <= 0:
             return None
         before = int(ctrl[C_NODES])
-        dfpn = settings.vct_dfpn_entries > 0
-        # with the df-pn, the deepening goes first on a share of the nodes: it finds the wins
-        # of few threats sooner, and the shortest
-        first = max(1, nodes // DEEPENING_SHARE) if dfpn else nodes
-        plies, cell = vct(board.state, self._search, colour, threats, first,
-                          settings.vct_quiet_fours)
-        spent = int(ctrl[C_TSS_NODES])  # (its VCF probes are counted there too)
-        if plies == 0 and dfpn and nodes > spent and not ctrl[C_STOP]:
+        if settings.vct_dfpn_entries > 0:
             if (self._dfpn_table is None
                     or self._dfpn_table[0].shape[0] != settings.vct_dfpn_entries):
                 self._dfpn_table = new_table(settings.vct_dfpn_entries)
-            plies, cell = dfpn_vct(board.state, self._search, *self._dfpn_table, colour,
-                                   nodes - spent, settings.vct_quiet_fours)
-            spent += int(ctrl[C_TSS_NODES])
-        ctrl[C_NODES] = before + spent
+            plies, cell = dfpn_vct(board.state, self._search, *self._dfpn_table, colour, nodes,
+                                   settings.vct_quiet_fours)
+        else:
+            plies, cell = vct(board.state, self._search, colour, threats, nodes,
+                              settings.vct_quiet_fours)
+        ctrl[C_NODES] = before + ctrl[C_TSS_NODES]  # its VCF probes are counted there too
         if plies == 0 or cell < 0 or not board.is_legal(*board.point(cell), colour):
             return None
         return plies, cell

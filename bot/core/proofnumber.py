@@ -39,6 +39,7 @@ EPSILON_DIVISOR = 8
 # for the slower threats search the forcing moves first; too high and a needed quiet threat
 # waits long.
 INITIAL_PN = (6, 6, 6, 6, 6, 3, 2, 1, 1, 1, 1, 1)
+DEFENDER_EARLY_FOURS = int64(4)  # the defender's VCF sought at its node's first visit
 ATTACKER_VCF_FOURS = int64(12)  # the attacker's VCF sought at each of its nodes, first
 DFPN_KEY = 0xA0761D6478BD642F  # xor-ed into every key: the table is not the VCF memo's
 DEFENDING_KEY = 0xE7037ED1A0B428DB  # ... and into the keys of defender nodes
@@ -171,7 +172,7 @@ def _expand(st: BoardState, ss: SearchState, attacker: int, attacking: int, quie
         return OPEN, 1
     if own_win_four >= 0 or (not opp_three and quiet <= 0):
         return DISPROVED, 0
-    if not seen and vcf(st, ss, defender, DEFENDER_VCF_FOURS) > 0:
+    if not seen and vcf(st, ss, defender, DEFENDER_EARLY_FOURS) > 0:
         return DISPROVED, 0
     count = 0
     if opp_three:
@@ -247,6 +248,13 @@ def _mid(st: BoardState, ss: SearchState, keys: np.ndarray, data: np.ndarray, at
             pn, dn = best_value, total
         else:
             pn, dn = total, best_value
+        if pn == 0 and attacking != ATTACKING:
+            # every reply loses: the defender's own VCF, sought only now (most defender nodes
+            # are refuted by a reply first), is its last way out
+            if vcf(st, ss, 3 - attacker, DEFENDER_VCF_FOURS) > 0:
+                pn, dn = INFINITE, 0
+            elif out_of_budget(ctrl):
+                return 1, 1, 0  # (cut short: nothing is known, nothing stored)
         if pn == 0 or dn == 0:
             # a proved attacker node wins by its proving move, a defender node by its longest
             plies = 0 if dn == 0 else (best_plies if attacking == ATTACKING else deepest) + 1

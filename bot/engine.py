@@ -23,11 +23,11 @@ from bot.core.board import Board, Point
 from bot.core.errors import BoardError
 from bot.core.evaluate import evaluate
 from bot.core.movepick import order_moves, refute_root_moves
-from bot.core.proofnumber import dfpn_vct, new_table
+from bot.core.proofnumber import dfpn_line, dfpn_vct, new_table
 from bot.core.threats import leaf_vcf, threat_defences, vcf_first_move, vct
 from bot.core.score import MATE, MATE_BOUND
 from bot.core.searchstate import (
-    C_GENERATION, C_NODE_LIMIT, C_NODES, C_ROOT_FILTER, C_SELDEPTH, C_STOP, C_TSS_NODES,
+    C_GENERATION, C_NODE_LIMIT, C_NODES, C_ROOT_FILTER, C_SELDEPTH, C_STOP, C_TSS_NODES, MAX_PLY,
     SearchState, forget_heuristics, forget_threats, new_search_state, reset_control,
 )
 from bot.limits import Limits, Result, SearchInfo, StopCause, Swap2Answer
@@ -265,12 +265,13 @@ class Engine:
         won = self._threat_win(board, colour, budget.maximum_ms)
         if won is not None:
             timer.cancel()
-            plies, cell = won
+            plies, line = won
             nodes = int(ss.ctrl[C_NODES])
             if on_info is not None:
                 on_info(SearchInfo(0, plies, MATE - plies, nodes, _ms_since(start),
-                                   [board.point(cell)]))
-            return Result(board.point(cell), MATE - plies, 0, nodes, _ms_since(start), "proven")
+                                   [board.point(cell) for cell in line]))
+            return Result(board.point(line[0]), MATE - plies, 0, nodes, _ms_since(start),
+                          "proven")
         defences = self._root_defences(board, colour, budget.maximum_ms)
         if defences == 1:  # one move stops the opponent's win by fours: nothing to search
             timer.cancel()
@@ -335,10 +336,11 @@ class Engine:
             ss.ctrl[C_ROOT_FILTER] = 1
         return count
 
-    def _threat_win(self, board: Board, colour: int, budget_ms: float) -> tuple[int, int] | None:
-        """(plies, first cell) of a win by continuous fours (of up to root_vcf_fours fours),
-        or else by continuous threats, found within the configured share of the turn; or
-        None."""
+    def _threat_win(self, board: Board, colour: int,
+                    budget_ms: float) -> tuple[int, list[int]] | None:
+        """(plies, cells) of a win by continuous fours (of up to root_vcf_fours fours), or
+        else by continuous threats, found within the configured share of the turn; or None.
+        The cells are its first move or, from the df-pn, the whole line (``dfpn_line``)."""
         settings = self.config
         ctrl = self._search.ctrl
         if settings.root_vcf_fours > 0:
@@ -347,7 +349,7 @@ class Engine:
             plies, cell = vcf_first_move(board.state, self._search, colour,
                                          settings.root_vcf_fours, nodes, line)
             if plies > 0 and board.is_legal(*board.point(cell), colour):
-                return plies, cell
+                return plies, [cell]
         nodes = min(int(budget_ms * settings.vct_nodes_per_ms), settings.vct_max_nodes)
         threats = settings.vct_threats
         if self._book_line:
@@ -367,7 +369,13 @@ class Engine:
         ctrl[C_NODES] = before + ctrl[C_TSS_NODES]  # its VCF probes are counted there too
         if plies == 0 or cell < 0 or not board.is_legal(*board.point(cell), colour):
             return None
-        return plies, cell
+        if settings.vct_dfpn_entries > 0 and self._dfpn_table is not None:
+            line = arrays.zeros(2 * MAX_PLY, "int64")
+            length = dfpn_line(board.state, self._search, *self._dfpn_table, colour,
+                               settings.vct_quiet_fours, nodes, line)
+            if length > 0 and line[0] == cell:
+                return plies, [int(line[i]) for i in range(length)]
+        return plies, [cell]
 
     def fallback_move(self) -> Point:
         """A legal move without search: the best-ordered candidate, else the most central

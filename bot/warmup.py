@@ -60,8 +60,9 @@ def exercise_every_kernel() -> None:
     switched.new_game(15, 15, 0)
     switched.setup([(7, 7, 1), (8, 8, 2), (7, 8, 1), (6, 6, 2), (7, 6, 1)])
     switched.think(Limits(timeout_turn_ms=600_000, max_depth=2))
-    # the root's VCT as a df-pn, with quiet threats
+    # the root's VCT as a df-pn, with quiet threats, on a win by a double three (its line too)
     solver = Engine(Config(vct_nodes_per_ms=5, vct_quiet_fours=3, vct_dfpn_entries=1 << 10))
     solver.new_game(15, 15, 0)
-    solver.setup([(7, 7, 1), (8, 8, 2), (7, 8, 1), (6, 6, 2), (7, 6, 1)])
+    solver.setup([(5, 7, 1), (6, 7, 1), (7, 5, 1), (7, 6, 1),
+                  (0, 0, 2), (0, 14, 2), (14, 0, 2), (14, 14, 2)])
     solver.think(Limits(timeout_turn_ms=600_000, max_depth=1))

@@ -5,14 +5,15 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
 import pytest
 
 from bot.config import Config
-from bot.core.proofnumber import dfpn_vct, new_table
-from bot.core.searchstate import C_TSS_NODES
+from bot.core.proofnumber import dfpn_line, dfpn_vct, new_table
+from bot.core.searchstate import C_TSS_NODES, MAX_PLY
 from bot.core.threats import vct
 from bot.engine import Engine
-from bot.limits import Limits
+from bot.limits import Limits, SearchInfo
 from tests import naive
 from tests.conftest import PURE_PYTHON, scaled
 from tests.test_engine_tactics import (
@@ -33,6 +34,31 @@ def proof_holds(engine: Engine, position: naive.Position, colour: int, plies: in
         return naive.vct_wins(position, colour, threats, quiet_fours=quiet_fours)
     board = engine.require_board()
     return vct(board.state, engine._search, colour, threats, 10**9, quiet_fours)[0] > 0
+
+
+def assert_line_wins(engine: Engine, keys: np.ndarray, data: np.ndarray, attacker: int,
+                     quiet_fours: int, move: int) -> None:
+    """The proof's line (``dfpn_line``) starts with the proved move and, played out, is a
+    game: the attacker and the defender alternately on empty cells each may play, each
+    defender move a block of the attacker's five when it has one, and the attacker's last
+    move a five (freestyle and exact five: the defender may always block)."""
+    board = engine.require_board()
+    line = np.zeros(2 * MAX_PLY, np.int64)
+    length = dfpn_line(board.state, engine._search, keys, data, attacker, quiet_fours, 10**7,
+                       line)
+    assert length > 0 and line[0] == move
+    points = [board.point(int(cell)) for cell in line[:length]]
+    for i, (x, y) in enumerate(points):
+        colour = attacker if i % 2 == 0 else 3 - attacker
+        assert board.stone(x, y) == 0 and board.is_legal(x, y, colour), (points, i)
+        fives = [p for p in board.candidates() if board.wins(*p, attacker)]
+        if colour != attacker and fives:
+            assert (x, y) in fives, (points, i)
+        if i == length - 1:
+            assert colour == attacker and board.wins(x, y, attacker), points
+        board.play(x, y, colour)
+    for _ in points:
+        board.undo()
 
 
 @pytest.mark.skipif(PURE_PYTHON, reason="brute-force VCTs of three threats: long as plain Python")
@@ -56,6 +82,7 @@ def test_dfpn_proves_the_brute_force_wins_and_only_real_ones() -> None:
             refuted += 1
             continue
         assert proof_holds(engine, position, colour, plies, 0), (stones, plies)
+        assert_line_wins(engine, keys, data, colour, 0, move)
         x, y = board.point(move)
         assert (x, y) not in position.stones
         if plies <= 2 * NAIVE_THREATS - 1:
@@ -100,11 +127,11 @@ def test_dfpn_with_quiet_threats_agrees_with_brute_force(rule: int) -> None:
 
 @pytest.mark.skipif(PURE_PYTHON, reason="millions of nodes: minutes as plain Python")
 def test_dfpn_solves_a_renju_puzzle_the_deepening_cannot_within_the_same_nodes() -> None:
-    """A published threat puzzle (renju, a win of 20 threats and more) that the
+    """A published threat puzzle (renju, a proof whose longest line has 20 threats) that the
     threat-bounded deepening, given the same nodes, does not solve: df-pn proves it with the
     published first move."""
     nodes = 4_000_000
-    case = next(c for c in all_puzzles("vct") if c["id"] == "quintet-14")
+    case = next(c for c in all_puzzles("vct") if c["id"] == "quintet-15")
     engine = engine_with(4, case["black"], case["white"])
     board = engine.require_board()
     attacker = board.side_to_move()
@@ -113,6 +140,7 @@ def test_dfpn_solves_a_renju_puzzle_the_deepening_cannot_within_the_same_nodes()
     plies, move = dfpn_vct(board.state, engine._search, keys, data, attacker, nodes, QUIET_FOURS)
     assert plies > 0
     assert list(board.point(move)) in [line[0] for line in case["answers"]["solution_lines"]]
+    assert_line_wins(engine, keys, data, attacker, QUIET_FOURS, move)
 
 
 @pytest.mark.skipif(PURE_PYTHON, reason="a million nodes: minutes as plain Python")
@@ -142,12 +170,39 @@ def test_dfpn_keeps_to_its_node_budget_and_its_table_carries_over() -> None:
 @pytest.mark.skipif(PURE_PYTHON, reason="a million nodes: minutes as plain Python")
 def test_the_engine_plays_the_dfpn_win_at_once() -> None:
     """With Config.vct_dfpn_entries the root's threat search is the df-pn: a threat puzzle
-    is answered with the winning move, proven, at depth 1."""
+    is answered with the winning move, proven, at depth 1, and the line it reports is the
+    proof's."""
     case = next(c for c in all_puzzles("vct") if c["id"] == "quintet-11")
     config = Config(vct_nodes_per_ms=4000, vct_max_nodes=4_000_000, vct_threats=12,
                     vct_quiet_fours=QUIET_FOURS, vct_dfpn_entries=1 << 18)
     engine = engine_with(4, case["black"], case["white"])
     engine.config = config
-    result = engine.think(Limits(timeout_turn_ms=600_000, max_depth=1))
+    infos: list[SearchInfo] = []
+    result = engine.think(Limits(timeout_turn_ms=600_000, max_depth=1), infos.append)
     assert result.stopped_by == "proven"
     assert list(result.move) in [line[0] for line in case["answers"]["solution_lines"]]
+    # the reported line is the proof's, played out to the five
+    pv = infos[-1].pv
+    assert pv[0] == result.move and len(pv) > 2 and len(pv) % 2 == 1
+    board = engine.require_board()
+    for point in pv[:-1]:
+        board.play(*point, board.side_to_move())
+    assert board.wins(*pv[-1], board.side_to_move())
+
+
+@pytest.mark.parametrize("quiet_fours", [0, QUIET_FOURS])
+def test_a_double_three_is_proved_at_once_not_after_the_fours(quiet_fours: int) -> None:
+    """Black makes two open threes at h8 (freestyle): every reply leaves it an open four.
+    The fours it could play first look cheaper (one reply each) but lead nowhere; the
+    defender node's replies are checked for a win by fours when it is first reached, so the
+    double three is proved within a few dozen nodes, as the five-ply win it is."""
+    engine = Engine()
+    engine.new_game(15, 15, 0)
+    engine.setup([(5, 7, 1), (6, 7, 1), (7, 5, 1), (7, 6, 1),
+                  (0, 0, 2), (0, 14, 2), (14, 0, 2), (14, 14, 2)])
+    board = engine.require_board()
+    keys, data = new_table(1 << 10)
+    plies, move = dfpn_vct(board.state, engine._search, keys, data, 1, 100_000, quiet_fours)
+    assert (plies, board.point(move)) == (5, (7, 7))
+    assert engine._search.ctrl[C_TSS_NODES] < 100
+    assert_line_wins(engine, keys, data, 1, quiet_fours, move)

@@ -16,7 +16,7 @@ from bot.core import arrays
 from bot.core.jit import int64, kernel, np
 from bot.core.moves import make, unmake
 from bot.core.searchstate import C_TSS_LIMIT, C_TSS_MOVE, C_TSS_NODES, MAX_PLY, SearchState
-from bot.core.shapes import C_FOUR
+from bot.core.shapes import C_FIVE, C_FOUR
 from bot.core.state import M_CANDIDATES, BoardState
 from bot.core.threats import (
     CELL_MASK, DEFENDER_VCF_FOURS, QUIET_KEY, VCT_KEY, attacker_moves, cells_of_class,
@@ -222,6 +222,20 @@ def _mid(st: BoardState, ss: SearchState, keys: np.ndarray, data: np.ndarray, at
         return INFINITE, 0, 0
     mover = attacker if attacking == ATTACKING else 3 - attacker
     child_key_flip = np.uint64(DEFENDING_KEY)
+    if attacking != ATTACKING and not seen:
+        # a new defender node: the replies after which the attacker wins by fours are proved
+        # at once (their first visit would find it), so a node lost to every reply is seen
+        # lost now rather than after the attacker's other moves were tried
+        for i in range(count):
+            cell = moves[i] & CELL_MASK
+            make(st, cell, mover)
+            plies = vcf(st, ss, attacker, ATTACKER_VCF_FOURS)
+            unmake(st)
+            if plies > 0:
+                _store(keys, data, key ^ st.zobrist[0, mover, cell] ^ child_key_flip, 0,
+                       INFINITE, plies, 0)
+            elif out_of_budget(ctrl):
+                break
     pn, dn, plies = 1, 1, 0
     while True:
         # this node's numbers from its children's (absent: INITIAL_PN and 1); the child to search next
@@ -283,6 +297,15 @@ def _mid(st: BoardState, ss: SearchState, keys: np.ndarray, data: np.ndarray, at
 
 
 @kernel()
+def _root_key(st: BoardState, ss: SearchState, colour: int, quiet_fours: int) -> np.uint64:
+    """The table key of the position with ``colour`` to attack (and move)."""
+    key = vcf_key(st, ss, colour) ^ np.uint64(DFPN_KEY) ^ np.uint64(VCT_KEY)
+    if quiet_fours > 0:
+        key ^= np.uint64(QUIET_KEY) ^ np.uint64(quiet_fours)
+    return key
+
+
+@kernel()
 def dfpn_vct(st: BoardState, ss: SearchState, keys: np.ndarray, data: np.ndarray, colour: int,
              node_limit: int, quiet_fours: int) -> tuple[int, int]:
     """(plies to a win by continuous threats for ``colour`` to move, its first move), or
@@ -296,14 +319,131 @@ def dfpn_vct(st: BoardState, ss: SearchState, keys: np.ndarray, data: np.ndarray
     ctrl[C_TSS_LIMIT] = node_limit
     ctrl[C_TSS_MOVE] = -1
     ss.killers[:, 0] = -1  # borrowed: the last proving move per ply
-    key = vcf_key(st, ss, colour) ^ np.uint64(DFPN_KEY) ^ np.uint64(VCT_KEY)
-    if quiet_fours > 0:
-        key ^= np.uint64(QUIET_KEY) ^ np.uint64(quiet_fours)
     pn, _, plies = _mid(st, ss, keys, data, colour, ATTACKING, quiet_fours, INFINITE, INFINITE,
-                        ROOT_PLY, key)
+                        ROOT_PLY, _root_key(st, ss, colour, quiet_fours))
     ctrl[C_TSS_LIMIT] = 0
     ss.killers[:, 0] = -1
     move = int(ctrl[C_TSS_MOVE])
     if pn != 0 or move < 0:
         return 0, -1
     return plies, move
+
+
+@kernel("int64(state, int64, int64)")
+def _five_cell(st: BoardState, colour: int, legal_for: int) -> int:
+    """A candidate cell where ``colour`` makes five and ``legal_for`` may play, or -1."""
+    for i in range(st.meta[M_CANDIDATES]):
+        cell = st.candidates[i]
+        if (st.classes[np.uint64(colour - 1), np.uint64(cell)] == C_FIVE
+                and is_legal(st, cell, legal_for)):
+            return int(cell)
+    return -1
+
+
+@kernel("int64(state, search, uint64[::1], int64[:, ::1], int64, int64, int64, int64, uint64)")
+def _proved_child(st: BoardState, ss: SearchState, keys: np.ndarray, data: np.ndarray,
+                  attacker: int, attacking: int, quiet: int, ply: int, key: np.uint64) -> int:
+    """For ``dfpn_line``, at a proved node that is no win by fours (key ``key``): the cell of
+    its proved child of the fewest plies at an attacker node, of the most at a defender node
+    (the longest defence); a child whose entry was replaced is proved again (``_mid``, within
+    the node budget).  -1 when that fails."""
+    outcome, count = _expand(st, ss, attacker, attacking, quiet, ply, True)
+    if outcome != OPEN:
+        return -1
+    mover = attacker if attacking == ATTACKING else 3 - attacker
+    moves = ss.moves[ply]
+    best, best_plies = -1, 0
+    # an attacker node searches again only when the table shows no proved child at all
+    for again in range(0 if attacking == ATTACKING else 1, 2):
+        for i in range(count):
+            cell = moves[i] & CELL_MASK
+            child = key ^ st.zobrist[0, mover, cell] ^ np.uint64(DEFENDING_KEY)
+            pn, dn, plies = _probe(keys, data, child)
+            if pn != 0 and dn != 0 and again == 1:
+                make(st, cell, mover)
+                pn, dn, plies = _mid(st, ss, keys, data, attacker, 1 - attacking, quiet,
+                                     INFINITE, INFINITE, ply + 1, child)
+                unmake(st)
+            if pn != 0:
+                if attacking != ATTACKING:
+                    return -1  # a reply not proved lost
+                continue
+            if best < 0 or (plies < best_plies if attacking == ATTACKING
+                            else plies > best_plies):
+                best, best_plies = cell, plies
+            if again == 1 and attacking == ATTACKING:
+                return best  # (the first proved again will do)
+        if best >= 0:
+            break
+    return best
+
+
+@kernel()
+def dfpn_line(st: BoardState, ss: SearchState, keys: np.ndarray, data: np.ndarray, colour: int,
+              quiet_fours: int, node_limit: int, line: np.ndarray) -> int:
+    """The win ``dfpn_vct`` proved from this position for ``colour`` (same table and
+    ``quiet_fours``), written to ``line`` as one game: the attacker's proving moves (of the
+    fewest plies) and, at each defender node, the reply that holds out longest, alternately;
+    where the proof ends in a win by fours, that win's fours and forced blocks.  It ends with
+    the attacker's five or, when the defender can play none of the attacker's five cells (a
+    renju foul), with the attacker's move that left them.  Returns its length; 0 when the
+    table holds no proof of the position or ``line`` is too short.  Proofs of the table's
+    entries lost to replacement are searched again, within ``node_limit`` nodes in all.  The
+    board is left as it was."""
+    ctrl = ss.ctrl
+    ctrl[C_TSS_NODES] = 0
+    ctrl[C_TSS_LIMIT] = node_limit
+    key = _root_key(st, ss, colour, quiet_fours)
+    defender = 3 - colour
+    attacking = ATTACKING
+    n, made, ply = 0, 0, ROOT_PLY
+    complete = False
+    while ply < MAX_PLY - 1 and n + 2 < len(line):
+        mover = colour if attacking == ATTACKING else defender
+        if attacking == ATTACKING and vcf(st, ss, colour, ATTACKER_VCF_FOURS) > 0:
+            # a win by fours: its next four and block, or the five
+            five = _five_cell(st, colour, colour)
+            if five >= 0:
+                line[n] = five
+                n += 1
+                complete = True
+                break
+            if vcf_line(st, ss, colour, ATTACKER_VCF_FOURS, ss.scores[ply]) == 0:
+                break
+            cell = ss.scores[ply][0]
+        elif attacking == ATTACKING:
+            cell = _proved_child(st, ss, keys, data, colour, attacking, quiet_fours, ply, key)
+            if cell < 0:
+                break
+        elif _five_cell(st, colour, colour) >= 0:
+            # the defender must block the attacker's five, unless it has one of its own
+            if _five_cell(st, defender, defender) >= 0:
+                break
+            cell = _five_cell(st, colour, defender)
+            if cell < 0:
+                complete = True  # (it may not: the attacker's last move won)
+                break
+            make(st, cell, defender)
+            five = _five_cell(st, colour, colour)  # a second five: the attacker plays it
+            unmake(st)
+            if five >= 0:
+                line[n] = cell
+                line[n + 1] = five
+                n += 2
+                complete = True
+                break
+        else:
+            cell = _proved_child(st, ss, keys, data, colour, attacking, quiet_fours, ply, key)
+            if cell < 0:
+                break
+        line[n] = cell
+        n += 1
+        key ^= st.zobrist[0, mover, cell] ^ np.uint64(DEFENDING_KEY)
+        make(st, cell, mover)
+        made += 1
+        attacking = 1 - attacking
+        ply += 1
+    for _ in range(made):
+        unmake(st)
+    ctrl[C_TSS_LIMIT] = 0
+    return n if complete else 0

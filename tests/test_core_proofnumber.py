@@ -17,7 +17,7 @@ from bot.limits import Limits, SearchInfo
 from tests import naive
 from tests.conftest import PURE_PYTHON, scaled
 from tests.test_engine_tactics import (
-    all_puzzles, attacker_cluster, engine_with, quiet_threats, small_threat_position,
+    all_puzzles, engine_with, quiet_threats, small_threat_position, unwon_clusters,
 )
 
 NAIVE_THREATS = 3  # the brute force is asked no further (its time grows steeply with them)
@@ -98,19 +98,14 @@ def test_dfpn_with_quiet_threats_agrees_with_brute_force(rule: int) -> None:
     """Where Black's only wins start with quiet threats (none by threes and fours within two
     threats), and where it has quiet threats but no win: the brute force's win within two
     threats is proved, and every proof is a real win."""
-    rng = random.Random(10 + rule)
     engine = Engine()
     keys, data = new_table(1 << 14)
     wanted = {True: 2, False: 2}
-    for _ in range(3000):  # the seeded positions, until enough of each kind are checked
+    for stones, board in unwon_clusters(engine, rule, 10 + rule, 3000):
         if not any(wanted.values()):
             break
-        stones = attacker_cluster(rng, 7)
-        engine.new_game(7, 7, rule)
-        engine.setup(stones)
-        board = engine.require_board()
-        if vct(board.state, engine._search, 1, 2, 10**9, 0)[0] > 0 or not quiet_threats(engine, 3):
-            continue  # won without quiet threats, or nothing for them to try
+        if not quiet_threats(engine, 3):
+            continue  # nothing for the quiet threats to try
         position = naive.Position(7, 7, rule, {(x, y): c for x, y, c in stones})
         expected = naive.vct_wins(position, 1, 2, quiet_fours=QUIET_FOURS)
         if wanted[expected] == 0:

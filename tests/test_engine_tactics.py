@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Iterator
 
 import numpy as np
 import pytest
@@ -548,25 +549,33 @@ def quiet_threats(engine: Engine, fours: int) -> int:
     return count
 
 
+def unwon_clusters(engine: Engine, rule: int, seed: int, tries: int
+                   ) -> Iterator[tuple[list[tuple[int, int, int]], Board]]:
+    """Of ``tries`` seeded 7x7 positions (``attacker_cluster``), set up in ``engine`` in turn,
+    those where Black, to move, has no win by fours and open threes within two threats (the
+    ground quiet threats are tested on): each with its stones and board."""
+    rng = random.Random(seed)
+    for _ in range(tries):
+        stones = attacker_cluster(rng, 7)
+        engine.new_game(7, 7, rule)
+        engine.setup(stones)
+        board = engine.require_board()
+        if vct(board.state, engine._search, 1, 2, 10**9, 0)[0] == 0:
+            yield stones, board
+
+
 @pytest.mark.parametrize("rule", [0, 1])
 def test_vct_with_quiet_threats_agrees_with_brute_force(rule: int) -> None:
     """Quiet threats: the kernel answers them only inside the relevance zone of the
     attacker's VCF (after replaying that VCF); the brute force answers with every empty cell
     of the board.  Checked on the positions where only a quiet threat wins (by the kernel)
     and on as many where Black has a quiet threat but no win: win or no win must match."""
-    rng = random.Random(10 + rule)
     engine = Engine()
     wanted = {True: 1, False: 1} if PURE_PYTHON else {True: 2, False: 2}
-    for _ in range(2000):  # the seeded positions, until enough of each kind are checked
+    for stones, board in unwon_clusters(engine, rule, 10 + rule, 2000):
         if not any(wanted.values()):
             break
-        stones = attacker_cluster(rng, 7)
-        engine.new_game(7, 7, rule)
-        engine.setup(stones)
-        board = engine.require_board()
         state, search = board.state, engine._search
-        if vct(state, search, 1, 2, 10**9, 0)[0] > 0:
-            continue  # won without quiet threats
         plies, move = vct(state, search, 1, 2, 10**9, 3)
         won = plies > 0
         if not won and not quiet_threats(engine, 3):

@@ -20,8 +20,8 @@ from bot.core.shapes import C_FIVE, C_FOUR
 from bot.core.state import M_CANDIDATES, BoardState
 from bot.core.threats import (
     CELL_MASK, DEFENDER_VCF_FOURS, QUIET_KEY, VCT_KEY, attacker_moves, cells_of_class,
-    defender_replies, is_legal, keep_relevant, out_of_budget, relevance_zone, scan_threats, vcf,
-    vcf_key, vcf_line,
+    defender_replies, is_legal, keep_relevant, out_of_budget, relevance_zone, scan_threats,
+    three_answers, vcf, vcf_key, vcf_line,
 )
 
 INFINITE = 1 << 40  # the proof (disproof) number of a node proved lost (won) for the attacker
@@ -113,7 +113,9 @@ def _expand(st: BoardState, ss: SearchState, attacker: int, attacking: int, quie
     or as a quiet threat: the defender node after it decides); else its moves are its fours,
     open threes and, when ``quiet`` is above 0, the cells where it makes an open two
     (``attacker_moves``), those that are no four kept to the relevance zone of the defender's
-    own VCF (``keep_relevant``).  Defender to move: its five, open four or VCF disproves it;
+    own VCF (``keep_relevant``).  Defender to move: its five, open four or a VCF of
+    DEFENDER_EARLY_FOURS fours disproves it (a longer one is sought by ``_mid`` once every
+    reply is proved lost);
     two fives of the attacker, or one it may not block, prove it; one five must be blocked;
     an open three is answered at every cell where either side makes a four; a quiet move is a
     threat only when the attacker would win by ``quiet`` fours were it its turn, answered in
@@ -174,15 +176,8 @@ def _expand(st: BoardState, ss: SearchState, attacker: int, attacking: int, quie
         return DISPROVED, 0
     if not seen and vcf(st, ss, defender, DEFENDER_EARLY_FOURS) > 0:
         return DISPROVED, 0
-    count = 0
     if opp_three:
-        own, other = np.uint64(defender - 1), np.uint64(attacker - 1)  # (unsigned indices)
-        for i in range(st.meta[M_CANDIDATES]):
-            cell = st.candidates[i]
-            if (st.classes[other, np.uint64(cell)] >= C_FOUR
-                    or st.classes[own, np.uint64(cell)] >= C_FOUR):
-                moves[count] = cell
-                count += 1
+        count = three_answers(st, defender, moves)
     else:
         line = ss.scores[ply]
         length = vcf_line(st, ss, attacker, quiet, line)
@@ -201,7 +196,10 @@ def _mid(st: BoardState, ss: SearchState, keys: np.ndarray, data: np.ndarray, at
     """Search the node (key ``key``) until its proof number reaches ``pn_limit`` or its
     disproof number ``dn_limit``, the node is decided, or the node budget runs out; store and
     return (proof number, disproof number, plies to the win when proved).  At ply 0 the move
-    that proves the node goes to ctrl[C_TSS_MOVE]."""
+    that proves the node goes to ctrl[C_TSS_MOVE].  A defender node reached for the first
+    time stores as proved the replies after which the attacker wins by fours; once all its
+    replies are proved lost, the defender's own VCF (DEFENDER_VCF_FOURS) may still refute
+    it."""
     ctrl = ss.ctrl
     ctrl[C_TSS_NODES] += 1
     if out_of_budget(ctrl):

@@ -595,6 +595,22 @@ def sort_descending(entries: np.ndarray, count: int) -> None:
         entries[j + 1] = entry
 
 
+@kernel("int64(state, int64, int64[::1])")
+def three_answers(st: BoardState, defender: int, cells: np.ndarray) -> int:
+    """Write to ``cells`` the defender's answers to an open three of the attacker: every
+    candidate where either side makes a four (the cells that stop the three, and the
+    defender's own fours); returns how many."""
+    count = 0
+    own, other = np.uint64(defender - 1), np.uint64(2 - defender)  # (unsigned indices)
+    for i in range(st.meta[M_CANDIDATES]):
+        cell = st.candidates[i]
+        if (st.classes[other, np.uint64(cell)] >= C_FOUR
+                or st.classes[own, np.uint64(cell)] >= C_FOUR):
+            cells[count] = cell
+            count += 1
+    return count
+
+
 @kernel("int64(state, int64, int64[::1], int64)")
 def defender_replies(st: BoardState, defender: int, cells: np.ndarray, count: int) -> int:
     """Order the defender's replies ``cells[0:count]`` at a VCT defender node, dropping the
@@ -797,14 +813,7 @@ def _vct(st: BoardState, ss: SearchState, attacker: int, attacking: int, threats
     longest = 0
     if opp_three:
         replies = ss.moves[ply]
-        count = 0
-        own, other = np.uint64(defender - 1), np.uint64(attacker - 1)  # (unsigned indices)
-        for i in range(st.meta[M_CANDIDATES]):
-            cell = st.candidates[i]
-            if (st.classes[other, np.uint64(cell)] >= C_FOUR
-                    or st.classes[own, np.uint64(cell)] >= C_FOUR):
-                replies[count] = cell
-                count += 1
+        count = three_answers(st, defender, replies)
         for i in range(defender_replies(st, defender, replies, count)):
             cell = replies[i] & CELL_MASK
             make(st, cell, defender)

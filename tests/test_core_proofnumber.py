@@ -41,7 +41,8 @@ def assert_line_wins(engine: Engine, keys: np.ndarray, data: np.ndarray, attacke
     """The proof's line (``dfpn_line``) starts with the proved move and, played out, is a
     game: the attacker and the defender alternately on empty cells each may play, each
     defender move a block of the attacker's five when it has one, and the attacker's last
-    move a five (freestyle and exact five: the defender may always block)."""
+    move a five or, in renju against black, a four whose five cells black may not play (a
+    foul: the four cannot be blocked)."""
     board = engine.require_board()
     line = np.zeros(2 * MAX_PLY, np.int64)
     length = dfpn_line(board.state, engine._search, keys, data, attacker, quiet_fours, 10**7,
@@ -55,7 +56,13 @@ def assert_line_wins(engine: Engine, keys: np.ndarray, data: np.ndarray, attacke
         if colour != attacker and fives:
             assert (x, y) in fives, (points, i)
         if i == length - 1:
-            assert colour == attacker and board.wins(x, y, attacker), points
+            assert colour == attacker, points
+            if not board.wins(x, y, attacker):
+                board.play(x, y, colour)
+                fives = [p for p in board.candidates() if board.wins(*p, attacker)]
+                assert fives and not any(board.is_legal(*p, 3 - attacker) for p in fives), (
+                    points)
+                board.undo()
         board.play(x, y, colour)
     for _ in points:
         board.undo()

@@ -39,8 +39,16 @@ EPSILON_DIVISOR = 8
 # for the slower threats search the forcing moves first; too high and a needed quiet threat
 # waits long.
 INITIAL_PN = (6, 6, 6, 6, 6, 3, 2, 1, 1, 1, 1, 1)
-DEFENDER_EARLY_FOURS = int64(4)  # the defender's VCF sought at its node's first visit
-ATTACKER_VCF_FOURS = int64(12)  # the attacker's VCF sought at each of its nodes, first
+# The fours of the attacker's VCF sought at an attacker node's first visit (before its moves
+# are listed).  Its longer wins by fours are found by the df-pn's own four moves (a four starts
+# with the least proof number): a deeper probe at every node cost more than it saved (quintet
+# puzzles 14, 15 and 17: 2-3x the nodes with 12 fours).
+ATTACKER_VCF_FOURS = int64(2)
+# The fours of the defender's VCF whose relevance zone narrows an attacker node's moves that are
+# no four (``keep_relevant``): a zone found is sound whatever its length, so fewer fours only
+# prune less; the search for a long one failed at most nodes and cost more than it pruned.
+RELEVANCE_FOURS = int64(2)
+NO_FOURS = int64(0)  # a VCF of no fours: a five or an open four only
 DFPN_KEY = 0xA0761D6478BD642F  # xor-ed into every key: the table is not the VCF memo's
 DEFENDING_KEY = 0xE7037ED1A0B428DB  # ... and into the keys of defender nodes
 PROVED = int64(1)
@@ -113,9 +121,8 @@ def _expand(st: BoardState, ss: SearchState, attacker: int, attacking: int, quie
     or as a quiet threat: the defender node after it decides); else its moves are its fours,
     open threes and, when ``quiet`` is above 0, the cells where it makes an open two
     (``attacker_moves``), those that are no four kept to the relevance zone of the defender's
-    own VCF (``keep_relevant``).  Defender to move: its five, open four or a VCF of
-    DEFENDER_EARLY_FOURS fours disproves it (a longer one is sought by ``_mid`` once every
-    reply is proved lost);
+    own VCF of RELEVANCE_FOURS fours (``keep_relevant``).  Defender to move: its five or open
+    four disproves it (its VCF is sought by ``_mid`` once every reply is proved lost);
     two fives of the attacker, or one it may not block, prove it; one five must be blocked;
     an open three is answered at every cell where either side makes a four; a quiet move is a
     threat only when the attacker would win by ``quiet`` fours were it its turn, answered in
@@ -163,7 +170,7 @@ def _expand(st: BoardState, ss: SearchState, attacker: int, attacking: int, quie
         for i in range(count):
             moves[i] = scratch[i]
         if fours < count and cells_of_class(st, defender, C_FOUR) > 0:
-            count = keep_relevant(st, ss, attacker, ply, fours, count)
+            count = keep_relevant(st, ss, attacker, ply, fours, count, RELEVANCE_FOURS)
         return (OPEN, count) if count > 0 else (DISPROVED, 0)
     if own_five >= 0:
         return DISPROVED, 0
@@ -173,8 +180,6 @@ def _expand(st: BoardState, ss: SearchState, attacker: int, attacking: int, quie
         moves[0] = opp_five
         return OPEN, 1
     if own_win_four >= 0 or (not opp_three and quiet <= 0):
-        return DISPROVED, 0
-    if not seen and vcf(st, ss, defender, DEFENDER_EARLY_FOURS) > 0:
         return DISPROVED, 0
     if opp_three:
         count = three_answers(st, defender, moves)
@@ -197,9 +202,9 @@ def _mid(st: BoardState, ss: SearchState, keys: np.ndarray, data: np.ndarray, at
     disproof number ``dn_limit``, the node is decided, or the node budget runs out; store and
     return (proof number, disproof number, plies to the win when proved).  At ply 0 the move
     that proves the node goes to ctrl[C_TSS_MOVE].  A defender node reached for the first
-    time stores as proved the replies after which the attacker wins by fours; once all its
-    replies are proved lost, the defender's own VCF (DEFENDER_VCF_FOURS) may still refute
-    it."""
+    time stores as proved the replies after which the attacker has a five or an open four;
+    once all its replies are proved lost, the defender's own VCF (DEFENDER_VCF_FOURS) may
+    still refute it."""
     ctrl = ss.ctrl
     ctrl[C_TSS_NODES] += 1
     if out_of_budget(ctrl):
@@ -221,13 +226,14 @@ def _mid(st: BoardState, ss: SearchState, keys: np.ndarray, data: np.ndarray, at
     mover = attacker if attacking == ATTACKING else 3 - attacker
     child_key_flip = np.uint64(DEFENDING_KEY)
     if attacking != ATTACKING and not seen:
-        # a new defender node: the replies after which the attacker wins by fours are proved
-        # at once (their first visit would find it), so a node lost to every reply is seen
-        # lost now rather than after the attacker's other moves were tried
+        # a new defender node: the replies after which the attacker has a five or an open four
+        # are proved at once, so a node lost to every reply (a double three) is seen lost now
+        # rather than after the attacker's other moves were tried (a VCF sought here too would
+        # be sought after every reply, most of them never visited: it cost more than it saved)
         for i in range(count):
             cell = moves[i] & CELL_MASK
             make(st, cell, mover)
-            plies = vcf(st, ss, attacker, ATTACKER_VCF_FOURS)
+            plies = vcf(st, ss, attacker, NO_FOURS)
             unmake(st)
             if plies > 0:
                 _store(keys, data, key ^ st.zobrist[0, mover, cell] ^ child_key_flip, 0,

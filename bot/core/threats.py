@@ -660,18 +660,18 @@ def attacker_moves(st: BoardState, ss: SearchState, attacker: int, quiet: bool,
     return count
 
 
-@kernel("int64(state, search, int64, int64, int64, int64)")
+@kernel("int64(state, search, int64, int64, int64, int64, int64)")
 def keep_relevant(st: BoardState, ss: SearchState, attacker: int, ply: int, first: int,
-                   count: int) -> int:
-    """When the defender would win by fours were it its turn, keep of the attacker's moves
-    ss.moves[ply][first:count] only those in that win's relevance zone (``relevance_zone``,
-    with the roles swapped: any other move that is no four loses to it), in their order;
-    return the new count.  Uses the rows ``ply`` and ``ply + 1`` of ss.scores."""
+                   count: int, fours: int) -> int:
+    """When the defender would win by at most ``fours`` fours were it its turn, keep of the
+    attacker's moves ss.moves[ply][first:count] only those in that win's relevance zone
+    (``relevance_zone``, with the roles swapped: any other move that is no four loses to it),
+    in their order; return the new count.  Uses the rows ``ply`` and ``ply + 1`` of ss.scores."""
     defender = 3 - attacker
     if ply + 1 >= MAX_PLY:
         return count  # (no row for the zone: every move is kept, which is always sound)
     line = ss.scores[ply]
-    length = vcf_line(st, ss, defender, DEFENDER_VCF_FOURS, line)
+    length = vcf_line(st, ss, defender, fours, line)
     if length == 0:
         return count
     zone = ss.scores[ply + 1]
@@ -773,7 +773,8 @@ def _vct(st: BoardState, ss: SearchState, attacker: int, attacking: int, threats
             while i < count:
                 if unrestricted and st.classes[attacker - 1, moves[i] & CELL_MASK] < C_FOUR:
                     unrestricted = False
-                    count = keep_relevant(st, ss, attacker, ply, i, count)
+                    count = keep_relevant(
+                        st, ss, attacker, ply, i, count, DEFENDER_VCF_FOURS)
                     if i >= count:
                         break
                 cell = moves[i] & CELL_MASK

@@ -128,7 +128,7 @@ def test_dfpn_with_quiet_threats_agrees_with_brute_force(rule: int) -> None:
 
 
 @pytest.mark.skipif(PURE_PYTHON, reason="millions of nodes: minutes as plain Python")
-def test_dfpn_solves_a_renju_puzzle_the_deepening_cannot_within_the_same_nodes() -> None:
+def test_dfpn_solves_in_a_quarter_of_the_nodes_a_renju_puzzle_the_deepening_cannot() -> None:
     """A published threat puzzle (renju, a proof whose longest line has 20 threats) that the
     threat-bounded deepening does not solve in 4 M nodes: df-pn proves it with the published
     first move in a quarter of them (it took 511 k nodes when this was written)."""

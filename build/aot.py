@@ -5,7 +5,8 @@ game gives it (bot.warmup), and wrapped in a C-callable function (numba's ``cfun
 raw pointers: an array becomes its data pointer and its shape, a tuple of arrays (BoardState,
 SearchState) an array of data pointers and one of shapes, a returned tuple a buffer the caller
 owns.  Each wrapper's LLVM module (the wrapper with every kernel it calls) becomes an object file
-in which only the wrapper is visible; the C compiler links them, with the few numba run-time
+in which only the wrapper is visible, optimised again as a whole once the kernels are internal
+(``optimise_whole``); the C compiler links them, with the few numba run-time
 helpers the code names on paths it never takes (native_stubs.c), into bot/core/compiled/ (or the
 folder SENTE_NATIVE_DIR names).  A JSON
 manifest beside the library lists each entry point and how its arguments are passed
@@ -126,6 +127,17 @@ def wrapper_source(name: str, arguments: list[dict[str, Any]], result: dict[str,
     return source, c_types, restype
 
 
+def optimise_whole(module: Any, target: Any) -> None:
+    """Run LLVM's full pipeline again over the entry point's module once only the wrapper is
+    visible: numba optimised each kernel while it could still be called from outside, so it
+    kept numba's calling convention, every array of a BoardState or SearchState passed as
+    seven to eleven words (about 250 for a call with both).  Now internal, the kernels lose
+    the arguments they never read (dead-argument elimination) and more of them are inlined."""
+    tuning = llvm.PipelineTuningOptions(speed_level=3)
+    builder = llvm.create_pass_builder(target, tuning)
+    builder.getModulePassManager().run(module, builder)
+
+
 def compile_entry(qualified: str, dispatcher: Any, target: Any, folder: Path
                   ) -> tuple[dict[str, Any], Path]:
     signature = dispatcher.signatures[0]
@@ -151,6 +163,7 @@ def compile_entry(qualified: str, dispatcher: Any, target: Any, folder: Path
     for variable in module.global_variables:
         if not variable.is_declaration:
             variable.linkage = llvm.Linkage.internal
+    optimise_whole(module, target)
     path = folder / f"{symbol}.o"
     path.write_bytes(target.emit_object(module))
     return {"symbol": symbol, "arguments": arguments, "result": result}, path

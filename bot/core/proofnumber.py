@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from bot.core import arrays
 from bot.core.jit import int64, kernel, np
-from bot.core.moves import make, unmake
+from bot.core.moves import make, resume_values, suspend_values, unmake
 from bot.core.searchstate import C_TSS_LIMIT, C_TSS_MOVE, C_TSS_NODES, MAX_PLY, SearchState
 from bot.core.shapes import C_FIVE, C_FOUR
 from bot.core.state import M_CANDIDATES, BoardState
@@ -323,8 +323,10 @@ def dfpn_vct(st: BoardState, ss: SearchState, keys: np.ndarray, data: np.ndarray
     ctrl[C_TSS_LIMIT] = node_limit
     ctrl[C_TSS_MOVE] = -1
     ss.killers[:, 0] = -1  # borrowed: the last proving move per ply
+    valued = suspend_values(st)
     pn, _, plies = _mid(st, ss, keys, data, colour, ATTACKING, quiet_fours, INFINITE, INFINITE,
                         ROOT_PLY, _root_key(st, ss, colour, quiet_fours))
+    resume_values(st, valued)
     ctrl[C_TSS_LIMIT] = 0
     ss.killers[:, 0] = -1
     move = int(ctrl[C_TSS_MOVE])
@@ -402,6 +404,7 @@ def dfpn_line(st: BoardState, ss: SearchState, keys: np.ndarray, data: np.ndarra
     attacking = ATTACKING
     n, made, ply = 0, 0, ROOT_PLY
     complete = False
+    valued = suspend_values(st)
     while ply < MAX_PLY - 1 and n + 2 < len(line):
         mover = colour if attacking == ATTACKING else defender
         if attacking == ATTACKING and vcf(st, ss, colour, ATTACKER_VCF_FOURS) > 0:
@@ -449,5 +452,6 @@ def dfpn_line(st: BoardState, ss: SearchState, keys: np.ndarray, data: np.ndarra
         ply += 1
     for _ in range(made):
         unmake(st)
+    resume_values(st, valued)
     ctrl[C_TSS_LIMIT] = 0
     return n if complete else 0

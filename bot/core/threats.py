@@ -5,7 +5,7 @@ a VCF)."""
 from __future__ import annotations
 
 from bot.core.jit import int64, kernel, np
-from bot.core.moves import foul_kind, make, unmake
+from bot.core.moves import foul_kind, make, resume_values, suspend_values, unmake
 from bot.core.searchstate import (
     C_NODES, C_STOP, C_THREAT_EPOCH, C_TSS_LIMIT, C_TSS_MOVE, C_TSS_NODES, C_TSS_QUIET, MAX_PLY,
     SearchState,
@@ -262,14 +262,17 @@ def leaf_vcf(st: BoardState, ss: SearchState, colour: int, fours: int, node_limi
     """``vcf`` for a leaf of the main search, giving up (0) after ``node_limit`` of its own
     nodes (0: no limit).  Inside a VCT search (ctrl[C_TSS_LIMIT] > 0) that budget rules."""
     ctrl = ss.ctrl
+    valued = suspend_values(st)
     if node_limit <= 0 or ctrl[C_TSS_LIMIT] > 0:
-        return vcf(st, ss, colour, fours)
-    before = ctrl[C_TSS_NODES]
-    ctrl[C_TSS_NODES] = 0
-    ctrl[C_TSS_LIMIT] = node_limit
-    plies = vcf(st, ss, colour, fours)
-    ctrl[C_TSS_LIMIT] = 0
-    ctrl[C_TSS_NODES] += before
+        plies = vcf(st, ss, colour, fours)
+    else:
+        before = ctrl[C_TSS_NODES]
+        ctrl[C_TSS_NODES] = 0
+        ctrl[C_TSS_LIMIT] = node_limit
+        plies = vcf(st, ss, colour, fours)
+        ctrl[C_TSS_LIMIT] = 0
+        ctrl[C_TSS_NODES] += before
+    resume_values(st, valued)
     return plies
 
 
@@ -340,8 +343,10 @@ def vcf_first_move(st: BoardState, ss: SearchState, colour: int, fours: int,
     ctrl = ss.ctrl
     ctrl[C_TSS_NODES] = 0
     ctrl[C_TSS_LIMIT] = node_limit
+    valued = suspend_values(st)
     plies = vcf(st, ss, colour, fours)
     length = vcf_line(st, ss, colour, fours, line) if plies > 0 else 0
+    resume_values(st, valued)
     complete = not out_of_budget(ctrl)
     ctrl[C_TSS_LIMIT] = 0
     if length == 0 or not complete:
@@ -364,6 +369,7 @@ def threat_defences(st: BoardState, ss: SearchState, colour: int, fours: int,
     ctrl[C_TSS_LIMIT] = node_limit
     other = 3 - colour
     count = -1
+    valued = suspend_values(st)
     if vcf(st, ss, other, fours) > 0 and not out_of_budget(ctrl):
         count = 0
         for i in range(st.meta[M_CANDIDATES]):
@@ -380,6 +386,7 @@ def threat_defences(st: BoardState, ss: SearchState, colour: int, fours: int,
             if refuted:
                 mask[cell] = 1
                 count += 1
+    resume_values(st, valued)
     ctrl[C_TSS_LIMIT] = 0
     return count
 
@@ -873,6 +880,7 @@ def vct_plies(st: BoardState, ss: SearchState, colour: int, threats: int, node_l
     plain = 0  # the depths each deepening has searched (the wide one starts at two threats;
     wide = 1 if quiet_fours > 0 else threats  # without quiet threats it has nothing to do)
     plain_nodes, wide_nodes = 0, 0
+    valued = suspend_values(st)
     while plies == 0 and ctrl[C_TSS_NODES] <= node_limit and (plain < threats or wide < plain):
         before = ctrl[C_TSS_NODES]
         if plain < threats and (wide >= plain or wide_nodes * QUIET_SHARE >= plain_nodes):
@@ -885,6 +893,7 @@ def vct_plies(st: BoardState, ss: SearchState, colour: int, threats: int, node_l
             ctrl[C_TSS_QUIET] = quiet_fours
             plies = _vct(st, ss, colour, ATTACKING, wide, first_ply)
             wide_nodes += ctrl[C_TSS_NODES] - before
+    resume_values(st, valued)
     ctrl[C_TSS_LIMIT] = 0  # the VCF probes of the main search are not limited
     ctrl[C_TSS_QUIET] = 0
     ss.killers[first_ply:, 0] = -1  # (left as the main search's killer moves would start)

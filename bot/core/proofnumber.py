@@ -229,9 +229,13 @@ def _mid(st: BoardState, ss: SearchState, keys: np.ndarray, data: np.ndarray, at
         # a new defender node: the replies after which the attacker has a five or an open four
         # are proved at once, so a node lost to every reply (a double three) is seen lost now
         # rather than after the attacker's other moves were tried (a VCF sought here too would
-        # be sought after every reply, most of them never visited: it cost more than it saved)
+        # be sought after every reply, most of them never visited: it cost more than it saved);
+        # a reply that makes a four of the defender's is never one of them (the attacker must
+        # block it, and has no five: it would have been the only reply), so it is not played
         for i in range(count):
             cell = moves[i] & CELL_MASK
+            if st.classes[np.uint64(mover - 1), np.uint64(cell)] >= C_FOUR:
+                continue
             make(st, cell, mover)
             plies = vcf(st, ss, attacker, NO_FOURS)
             unmake(st)

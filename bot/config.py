@@ -313,7 +313,8 @@ class Config:
     # Move-count pruning: once a move that does not lose is in hand, a node with d plies left
     # searches only its first move_count + d^1.32 moves, and after them only threes and fours
     # (either side's).  Smaller reaches deeper and misses more quiet moves; 0 searches every
-    # move (up to branch).  3 against 0: +24 Elo [+4, +44] in 600 games at 200 ms a move.
+    # move (up to branch).  3 against 0: +24 Elo [+4, +44] in 600 games at 200 ms a move;
+    # 5 and 2 against 3: -13 [-45, +19] and -22 [-60, +15], both H0 (about 200 games each).
     move_count: int = 3
     # Reverse futility: with at most futility_depth plies left and no threat to answer, a node
     # whose static score beats beta by futility_margin per ply is cut at once.  A smaller
@@ -362,7 +363,8 @@ class Config:
     # No iteration starts past this share (percent) of the turn's maximum: larger spends more
     # of the turn, more of it on iterations the hard stop cuts (a cut iteration still counts
     # when one of its passes proved a bound with a root move, bot.driver.mtdf).  70 against
-    # 45 (with cut iterations counted): +27 Elo [+6, +48], 324 games at 200 ms a move (H1).
+    # 45 (with cut iterations counted): +27 Elo [+6, +48], 324 games at 200 ms a move (H1);
+    # 90 and 85 against 70: -24 [-63, +14] and -13 [-45, +18] (H0).
     optimum_percent: int = 70
     # Spend more of the turn when the best move changes or the score drops between iterations,
     # less when it is settled (bot.timeman.Pacing); off: a fixed share of the turn.

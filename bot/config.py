@@ -294,6 +294,7 @@ class Config:
     # Moves searched per node, best-ordered first: fewer reach deeper but may miss a quiet move.
     branch: int = 20
     # Fours the VCF search may chain: longer finds deeper wins, costs time at every leaf.
+    # 16 against 12: -15 Elo [-49, +18] in 228 games at 200 ms a move (H0).
     vcf_depth: int = 12
     # Run VCF at leaves of the main search: sharper tactics, fewer nodes per second.
     leaf_vcf: bool = True

@@ -23,7 +23,7 @@ from bot.core.board import Board, Point
 from bot.core.errors import BoardError
 from bot.core.evaluate import evaluate
 from bot.core.movepick import order_moves, refute_root_moves
-from bot.core.proofnumber import dfpn_line, dfpn_vct, new_table
+from bot.core.proofnumber import BOOK_QUIET_FOURS, dfpn_line, dfpn_vct, new_table
 from bot.core.threats import leaf_vcf, threat_defences, vcf_first_move, vct
 from bot.core.score import MATE, MATE_BOUND
 from bot.core.searchstate import (
@@ -60,6 +60,14 @@ SWAP2_OPENING_DEPTH = 6
 # settings say: enough for the proofs' threat lines, bounded by the turn's hard stop anyway.
 BOOK_VCT_NODES = 300_000
 BOOK_VCT_THREATS = 16
+# ... and where that finds none, the df-pn with the book's quiet threats (the book's prover
+# closes replies with it too, within 20000 nodes) gets up to this many nodes, and this many a
+# millisecond of half the turn's hard maximum (about half the speed of the native kernels: more
+# finds longer proofs, and leaves less of the turn to the search when it finds none), in a
+# table of this many entries (made at its first use: 5 MiB).
+BOOK_DFPN_NODES = 1_000_000
+BOOK_DFPN_NODES_PER_MS = 600
+BOOK_DFPN_ENTRIES = 1 << 17
 # Share of the turn's hard maximum the book may spend proving a position it leaves out, in a
 # game that follows it: more proves more of them, less leaves more of the turn to the search
 # when the proof fails.
@@ -85,6 +93,7 @@ class Engine:
         self._search: SearchState = new_search_state(
             tt.MIN_ENTRIES, self.config.as_array(), self.config.order_values)
         self._dfpn_table: tuple[ndarray, ndarray] | None = None  # made at first use
+        self._book_dfpn_table: tuple[ndarray, ndarray] | None = None  # ... and this one too
         self._memory = (0, 0)  # (max_memory bytes, hash_size MiB) the table was last sized for
         self._table_sized = False
         self._table_used = False  # a search has written to the table since it was cleared
@@ -339,8 +348,10 @@ class Engine:
     def _threat_win(self, board: Board, colour: int,
                     budget_ms: float) -> tuple[int, list[int]] | None:
         """(plies, cells) of a win by continuous fours (of up to root_vcf_fours fours), or
-        else by continuous threats, found within the configured share of the turn; or None.
-        The cells are its first move or, from the df-pn, the whole line (``dfpn_line``)."""
+        else by continuous threats, found within the configured share of the turn (in a game
+        that has followed the book, by the df-pn with the book's quiet threats where that finds
+        none); or None.  The cells are its first move or, from the df-pn of ``vct_dfpn_entries``,
+        the whole line (``dfpn_line``)."""
         settings = self.config
         ctrl = self._search.ctrl
         if settings.root_vcf_fours > 0:
@@ -366,6 +377,14 @@ class Engine:
         else:
             plies, cell = vct(board.state, self._search, colour, threats, nodes,
                               settings.vct_quiet_fours)
+            if plies == 0 and self._book_line:
+                ctrl[C_NODES] = before + ctrl[C_TSS_NODES]
+                before = int(ctrl[C_NODES])
+                if self._book_dfpn_table is None:
+                    self._book_dfpn_table = new_table(BOOK_DFPN_ENTRIES)
+                dfpn_nodes = min(BOOK_DFPN_NODES, int(budget_ms / 2 * BOOK_DFPN_NODES_PER_MS))
+                plies, cell = dfpn_vct(board.state, self._search, *self._book_dfpn_table,
+                                       colour, dfpn_nodes, BOOK_QUIET_FOURS)
         ctrl[C_NODES] = before + ctrl[C_TSS_NODES]  # its VCF probes are counted there too
         if plies == 0 or cell < 0 or not board.is_legal(*board.point(cell), colour):
             return None

@@ -644,7 +644,9 @@ def attack(moves: str, excluded: str, settings: BuildSettings, *, seconds: float
         build(graph, settings, moves, InProcess(), seconds=seconds)
         root = graph.vertex(key)
         status = "open" if root is None else root.status
-        holes = verify(graph, threat_nodes=verify_nodes).holes if status == "proved" else []
+        holes = (verify(graph, threat_nodes=verify_nodes,
+                        dfpn_nodes=settings.limits.dfpn_nodes).holes
+                 if status == "proved" else [])
         return Attack(moves, str(path), status, graph.counts(), holes)
     finally:
         graph.close()

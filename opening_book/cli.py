@@ -26,7 +26,7 @@ from bot.core.notation import format_move
 from opening_book.book import Reproof, shipped_path
 from opening_book.builder import GIVE_UP_MOVES_LEFT, SHALLOW_SLOTS, BuildSettings
 from opening_book.positions import position_board
-from opening_book.prover import WIDE_THREAT_NODES, Prover, ProverLimits
+from opening_book.prover import DFPN_NODES, WIDE_THREAT_NODES, Prover, ProverLimits
 
 COLOUR_NAMES = {1: "black", 2: "white"}
 
@@ -76,6 +76,12 @@ def add_limits(parser: argparse.ArgumentParser) -> None:
 def add_threat_nodes(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--threat-nodes", type=int, default=ProverLimits.threat_nodes,
                         help="nodes per threat search at a leaf")
+    add_dfpn_nodes(parser, "nodes of the df-pn (with quiet threats) a leaf tries when the "
+                   "threat search finds no win (0: none; default %(default)s)")
+
+
+def add_dfpn_nodes(parser: argparse.ArgumentParser, text: str) -> None:
+    parser.add_argument("--dfpn-nodes", type=int, default=DFPN_NODES, help=text)
 
 
 def add_board(parser: argparse.ArgumentParser) -> None:
@@ -131,7 +137,8 @@ def add_build_settings(parser: argparse.ArgumentParser) -> None:
 
 
 def limits_of(args: argparse.Namespace) -> ProverLimits:
-    return ProverLimits(args.max_nodes, args.threat_nodes, args.width, args.seconds)
+    return ProverLimits(args.max_nodes, args.threat_nodes, args.width, args.seconds,
+                        dfpn_nodes=args.dfpn_nodes)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -211,6 +218,8 @@ def main(argv: list[str] | None = None) -> int:
     verify.add_argument("--threat-nodes", type=int, default=WIDE_THREAT_NODES,
                         help="nodes per threat search for positions outside the graph (at "
                         "least the build's --wide-threat-nodes; default %(default)s)")
+    add_dfpn_nodes(verify, "nodes of the df-pn tried where the threat search finds no win (at "
+                   "least the build's --dfpn-nodes; 0: none; default %(default)s)")
     verify.add_argument("--show", type=int, default=20, help="holes to print (default 20)")
     verify.add_argument("--max-holes", type=int, default=0,
                         help="stop after this many holes (0: find them all)")
@@ -267,7 +276,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "attack":
         return run.attack(db, args, limits_of(args))
     if args.command == "sweep":
-        return run.sweep(db, args, ProverLimits(threat_nodes=args.threat_nodes))
+        return run.sweep(db, args, ProverLimits(threat_nodes=args.threat_nodes,
+                                                dfpn_nodes=args.dfpn_nodes))
     if args.command == "verify":
         return run.verify(db, args)
     if args.command == "export":

@@ -279,7 +279,8 @@ def verify(db: Path, args: argparse.Namespace) -> int:
         bar.set_postfix(replies=verdict.checked, holes=len(verdict.holes))
 
     try:
-        verdict = verify_graph(graph, args.root, args.threat_nodes, progress, args.max_holes)
+        verdict = verify_graph(graph, args.root, args.threat_nodes, progress, args.max_holes,
+                               args.dfpn_nodes)
         bar.close()
         for hole in verdict.holes[: args.show]:
             print(f"hole: {hole}")

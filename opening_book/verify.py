@@ -5,8 +5,8 @@ frame), then the defender tries *every* free cell.  Each resulting position must
 vertex with a move (checked in turn, once per canonical key), or be won at once by the threat
 search within what is left of the budget, or hold a five for the attacker.  Anything else is a
 hole: a position not covered, a defender five, a stored move that is illegal, a line longer than
-the budget.  The threat search is the same kernel the prover uses; everything around it here is
-independent of the builder.
+the budget.  The threat searches are the same kernels the prover's leaves use (the deepening,
+then the df-pn); everything around them here is independent of the builder.
 """
 
 from __future__ import annotations
@@ -16,14 +16,15 @@ from dataclasses import dataclass, field
 
 from bot.core.board import Board
 from bot.core.notation import format_move, format_move_list
+from bot.core.proofnumber import new_table
 from bot.core.searchstate import forget_threats
 from bot.core.state import M_RULE, RULE_RENJU
 from bot.core.threats import scan_threats, vct
 from opening_book.graph import Graph
 from opening_book.keys import from_canonical
 from opening_book.positions import position_board
-from opening_book.prover import (QUIET_FOURS_TWO_MOVES, WIDE_THREAT_NODES,
-                                 threat_search_state)
+from opening_book.prover import (DFPN_LEAST_MOVES, DFPN_TABLE_ENTRIES, QUIET_FOURS_TWO_MOVES,
+                                 WIDE_THREAT_NODES, dfpn_threat_win, threat_search_state)
 
 
 @dataclass(frozen=True)
@@ -48,14 +49,19 @@ class Verdict:
 
 class Verifier:
     def __init__(self, graph: Graph, threat_nodes: int = WIDE_THREAT_NODES,
-                 progress: Callable[[Verdict], None] | None = None, max_holes: int = 0) -> None:
-        """``max_holes``: stop once this many are found (0: look for all of them)."""
+                 progress: Callable[[Verdict], None] | None = None, max_holes: int = 0,
+                 dfpn_nodes: int = 0) -> None:
+        """``max_holes``: stop once this many are found (0: look for all of them);
+        ``dfpn_nodes``: those of the df-pn tried where the deepening finds no win (0: none; at
+        least the build's ``ProverLimits.dfpn_nodes``)."""
         self.max_holes = max_holes
         self.graph = graph
         self.rule = int(graph.setting("rule"))
         self.size = int(graph.setting("size"))
         self.budget = int(graph.setting("budget"))
         self.threat_nodes = threat_nodes
+        self.dfpn_nodes = dfpn_nodes
+        self.dfpn_table = new_table(DFPN_TABLE_ENTRIES) if dfpn_nodes > 0 else None
         self.progress = progress
         self.search = threat_search_state()
         self.verdict = Verdict()
@@ -87,8 +93,9 @@ class Verifier:
 
     def _threat_win(self, board: Board, attacker: int) -> int:
         """Plies of the attacker's win by threats within the budget, or 0: the threat searches
-        a prover leaf may close a position with (``Prover._threat_verdict``), each from an empty
-        memo, so the verdict does not depend on the order positions are visited in."""
+        a prover leaf may close a position with (``Prover._threat_verdict``, then the df-pn),
+        each from an empty memo (and table), so the verdict does not depend on the order
+        positions are visited in."""
         threats = (self.budget - board.ply - 1) // 2
         tries = [0]
         if threats == 2 and not board.state.meta[M_RULE] & RULE_RENJU:
@@ -98,6 +105,11 @@ class Verifier:
             plies = vct(board.state, self.search, attacker, threats, self.threat_nodes,
                         quiet_fours)[0]
             if plies > 0:
+                return plies
+        if self.dfpn_table is not None and threats >= DFPN_LEAST_MOVES:
+            plies = dfpn_threat_win(board, self.search, self.dfpn_table, attacker,
+                                    self.dfpn_nodes)[0]
+            if board.ply + plies <= self.budget:
                 return plies
         return 0
 
@@ -146,5 +158,6 @@ class Verifier:
 
 
 def verify(graph: Graph, root: str | None = None, threat_nodes: int = WIDE_THREAT_NODES,
-           progress: Callable[[Verdict], None] | None = None, max_holes: int = 0) -> Verdict:
-    return Verifier(graph, threat_nodes, progress, max_holes).run(root)
+           progress: Callable[[Verdict], None] | None = None, max_holes: int = 0,
+           dfpn_nodes: int = 0) -> Verdict:
+    return Verifier(graph, threat_nodes, progress, max_holes, dfpn_nodes).run(root)

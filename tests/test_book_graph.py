@@ -18,16 +18,18 @@ from typing import Any
 import pytest
 
 from bot.core.board import Board
-from bot.engine import Engine
+from bot.core.threats import vct
+from bot.engine import BOOK_VCT_NODES, BOOK_VCT_THREATS, Engine
 from bot.limits import Limits
 from opening_book import builder, cli
 from opening_book.book import Book, Reproof, load_shipped
 from opening_book.graph import Graph, Vertex, export, signed
 from opening_book.keys import from_canonical, to_canonical
 from opening_book.positions import position_board
-from opening_book.prover import Node, Prover, ProverLimits
+from opening_book.prover import Node, Prover, ProverLimits, threat_search_state
 from opening_book.verify import verify
 from tests.conftest import PURE_PYTHON
+from tests.test_book_prover import DFPN_LEAF, DFPN_ONLY_REPLY, build_dfpn_leaf_graph
 
 pytestmark = pytest.mark.skipif(PURE_PYTHON, reason="proofs need the compiled kernels")
 
@@ -894,8 +896,9 @@ def test_an_attack_merges_nothing_the_verifier_finds_a_hole_in(
     with graph.db:
         graph.add_open(root_position_key(), ROOT, 8)
     graph.close()
-    monkeypatch.setattr(builder, "verify", lambda graph, threat_nodes: dataclasses.replace(
-        verify(graph, threat_nodes=threat_nodes), holes=["a hole"]))
+    monkeypatch.setattr(builder, "verify", lambda graph, threat_nodes, dfpn_nodes: (
+        dataclasses.replace(verify(graph, threat_nodes=threat_nodes, dfpn_nodes=dfpn_nodes),
+                            holes=["a hole"])))
     assert cli.main(["attack", "--db", str(path), "--dir", str(tmp_path / "apart"),
                      *ATTACK_OPTIONS, ROOT, ROOT]) == 0  # named twice: built once
     out = capsys.readouterr().out
@@ -903,3 +906,36 @@ def test_an_attack_merges_nothing_the_verifier_finds_a_hole_in(
     assert "0 proved and merged" in out
     graph = Graph(path)
     assert root_vertex(graph).status == "open" and sum(graph.counts().values()) == 1
+
+
+def test_after_a_reply_the_book_closes_by_the_dfpn_the_engine_finds_that_win(
+        tmp_path: Path) -> None:
+    """A book whose root's reply ``DFPN_ONLY_REPLY`` is closed by the df-pn alone: after the
+    book's move and that reply, the engine's threat search of a game that followed the book
+    (the deepening finds no win there) proves the win by the df-pn and wins the game."""
+    graph = build_dfpn_leaf_graph(tmp_path / "graph.sqlite")
+    assert export(graph, tmp_path / "book.bin") == 1
+    graph.close()
+    engine = Engine(book=Book(tmp_path / "book.bin"))
+    engine.new_game(15, 15, 1)
+    referee = position_board(DFPN_LEAF, 15, 1)
+    for x, y in referee.moves():
+        engine.play(x, y)
+    booked, reply = (position_board(f"{DFPN_LEAF} {DFPN_ONLY_REPLY}", 15, 1).moves()[-2:])
+    result = engine.think(Limits(timeout_turn_ms=3000))
+    assert (result.stopped_by, result.move) == ("book", booked)
+    for move in (booked, reply):
+        engine.play(*move)
+        assert not referee.play(*move)
+    search = threat_search_state()
+    assert vct(referee.state, search, 1, BOOK_VCT_THREATS, BOOK_VCT_NODES, 0)[0] == 0
+    rng = random.Random(5)
+    while True:
+        result = engine.think(Limits(timeout_turn_ms=3000))
+        assert result.stopped_by == "proven" and referee.is_legal(*result.move, 1)
+        engine.play(*result.move)
+        if referee.play(*result.move):
+            break
+        reply = rng.choice([p for p in referee.empty_points() if referee.is_legal(*p, 2)])
+        assert not referee.play(*reply)
+        engine.play(*reply)

@@ -3,17 +3,25 @@
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import random
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from bot.core.board import Board
-from opening_book import cli
+from bot.core.proofnumber import BOOK_QUIET_FOURS, new_table
+from bot.core.searchstate import forget_threats
+from bot.core.threats import vct
+from opening_book import builder, cli
+from opening_book.graph import Graph
 from opening_book.positions import position_board
-from opening_book.prover import Node, Prover, ProverLimits
+from opening_book.prover import (DFPN_NODES, DFPN_TABLE_ENTRIES, Node, Prover, ProverLimits,
+                                 dfpn_threat_win, threat_search_state)
+from opening_book.verify import verify
 from tests.conftest import PURE_PYTHON, scaled
 
 
@@ -281,3 +289,63 @@ def test_a_defender_node_without_a_threat_win_even_after_a_pass_is_refuted_at_on
             board.undo()
             assert full.disproved, (rule, board.moves(), (x, y))
     assert refuted >= scaled(8) // 2
+
+
+# A vertex of the book's graph of record (14 stones, Black to move) that the threat-bounded
+# deepening does not close within 5000 nodes and the df-pn with quiet threats proves within
+# 35 stones, and a White reply after the df-pn's first move that only the df-pn closes.
+DFPN_LEAF = "h8 h10 f9 f10 g8 e9 e10 h7 c12 d11 g11 f8 g7 f3"
+DFPN_ONLY_REPLY = "i9 j10"
+
+
+LEAF_LIMITS = ProverLimits(max_nodes=1000, threat_nodes=5000)  # the deepening alone
+
+
+def build_dfpn_leaf_graph(path: Path) -> Graph:
+    """A graph of DFPN_LEAF built with the df-pn at the prover's leaves."""
+    settings = builder.BuildSettings(
+        rule=1, size=15, budget=35, wide_threat_nodes=0, engine_ms=0, quick_nodes=0,
+        limits=dataclasses.replace(LEAF_LIMITS, dfpn_nodes=DFPN_NODES))
+    graph = Graph(path, settings.as_meta(DFPN_LEAF))
+    builder.build(graph, settings, DFPN_LEAF, builder.InProcess())
+    return graph
+
+
+def test_a_leaf_the_deepening_leaves_open_is_closed_by_the_dfpn_and_verified(
+        tmp_path: Path) -> None:
+    """With ``dfpn_nodes`` the prover closes the leaf by the df-pn, within the budget; a
+    graph built that way passes the verifier when it tries the df-pn too, and has a hole
+    where the deepening alone cannot close a reply."""
+    assert not Prover(position_board(DFPN_LEAF, 15, 1), LEAF_LIMITS).prove(35).won
+    proof = Prover(position_board(DFPN_LEAF, 15, 1),
+                   dataclasses.replace(LEAF_LIMITS, dfpn_nodes=DFPN_NODES)).prove(35)
+    assert proof.won and 14 < proof.longest <= 35
+    graph = build_dfpn_leaf_graph(tmp_path / "graph.sqlite")
+    assert graph.counts()["proved"] == 1 and graph.counts()["open"] == 0
+    verdict = verify(graph, threat_nodes=5000, dfpn_nodes=DFPN_NODES)
+    assert verdict.holes == [] and verdict.checked > 200 and verdict.longest <= 35
+    holes = verify(graph, threat_nodes=5000).holes
+    graph.close()
+    assert holes == [f"{DFPN_LEAF} {DFPN_ONLY_REPLY}: not in the graph, and no win by threats "
+                     "within the budget"]
+
+
+def test_the_dfpn_plies_bound_every_reply_after_its_first_move() -> None:
+    """The plies of a df-pn proof bound the line after every reply to its first move, those
+    its zones leave untried included: after each, the attacker wins within two plies fewer
+    (by the threat-bounded deepening, given the threats that many plies allow)."""
+    board = position_board(DFPN_LEAF, 15, 1)
+    attacker = board.side_to_move()
+    search = threat_search_state()
+    plies, first = dfpn_threat_win(board, search, new_table(DFPN_TABLE_ENTRIES), attacker,
+                                   DFPN_NODES)
+    assert plies > 0
+    board.play(*board.point(first), attacker)
+    replies = [board.point(cell) for cell in board.legal_cells(3 - attacker)]
+    for x, y in replies:
+        assert not board.play(x, y, 3 - attacker)
+        forget_threats(search)
+        assert vct(board.state, search, attacker, (plies - 1) // 2, 10**7, BOOK_QUIET_FOURS)[0], (
+            x, y)
+        board.undo()
+    assert len(replies) > 200

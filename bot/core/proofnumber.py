@@ -49,6 +49,10 @@ ATTACKER_VCF_FOURS = int64(2)
 # prune less; the search for a long one failed at most nodes and cost more than it pruned.
 RELEVANCE_FOURS = int64(2)
 NO_FOURS = int64(0)  # a VCF of no fours: a five or an open four only
+# The fours of the VCF that makes a quiet move a threat in the df-pn the book's prover runs at
+# its leaves (opening_book.prover) and the engine runs in a game that has left the book: one
+# value, so that the engine finds the wins by which the book's proofs close replies.
+BOOK_QUIET_FOURS = 3
 DFPN_KEY = 0xA0761D6478BD642F  # xor-ed into every key: the table is not the VCF memo's
 DEFENDING_KEY = 0xE7037ED1A0B428DB  # ... and into the keys of defender nodes
 PROVED = int64(1)
@@ -193,6 +197,19 @@ def _expand(st: BoardState, ss: SearchState, attacker: int, attacking: int, quie
     return (OPEN, count) if count > 0 else (PROVED, 2)
 
 
+@kernel("int64(state, search, int64, int64)")
+def _unanswered_plies(st: BoardState, ss: SearchState, attacker: int, quiet: int) -> int:
+    """At a defender node (the defender to move, every reply it tries proved lost): the plies
+    to the attacker's win after a reply it does not try.  Past a quiet threat, that is the
+    attacker's win by ``quiet`` fours, which every cell outside its relevance zone leaves
+    standing, however quickly the replies inside the zone lose; else 0 (an untried reply
+    leaves a five or an open four, which win no later than any tried reply loses)."""
+    _, opp_fives, _, _, opp_three = scan_threats(st, 3 - attacker)
+    if opp_fives > 0 or opp_three or quiet <= 0:
+        return 0
+    return vcf(st, ss, attacker, quiet)
+
+
 @kernel("UniTuple(int64, 3)(state, search, uint64[::1], int64[:, ::1], int64, int64, int64, "
         "int64, int64, int64, uint64)")
 def _mid(st: BoardState, ss: SearchState, keys: np.ndarray, data: np.ndarray, attacker: int,
@@ -275,8 +292,12 @@ def _mid(st: BoardState, ss: SearchState, keys: np.ndarray, data: np.ndarray, at
             # are refuted by a reply first), is its last way out
             if vcf(st, ss, 3 - attacker, DEFENDER_VCF_FOURS) > 0:
                 pn, dn = INFINITE, 0
-            elif out_of_budget(ctrl):
-                return 1, 1, 0  # (cut short: nothing is known, nothing stored)
+            else:
+                # ... and the replies not tried lose too, some perhaps later than those tried
+                unanswered = _unanswered_plies(st, ss, attacker, quiet)
+                if out_of_budget(ctrl):
+                    return 1, 1, 0  # (cut short: nothing is known, nothing stored)
+                deepest = max(deepest, unanswered)
         if pn == 0 or dn == 0:
             # a proved attacker node wins by its proving move, a defender node by its longest
             plies = 0 if dn == 0 else (best_plies if attacking == ATTACKING else deepest) + 1
@@ -321,7 +342,10 @@ def dfpn_vct(st: BoardState, ss: SearchState, keys: np.ndarray, data: np.ndarray
     left in ctrl[C_TSS_NODES]).  ``quiet_fours`` above 0 admits quiet threats: moves after
     which ``colour`` would win by that many fours were it its turn again.  The table
     (``new_table``) keeps what it learnt: a later search of the same or a nearby position
-    starts from it.  The plies are those of the proof's longest line, not the shortest win."""
+    starts from it.  The plies are those of the proof's longest line, not the shortest win: at
+    a defender node, the most of its replies' and of the win that the replies it does not try
+    leave standing (a bound on every line the defender can play, which the book's stone
+    budget needs)."""
     ctrl = ss.ctrl
     ctrl[C_TSS_NODES] = 0
     ctrl[C_TSS_LIMIT] = node_limit

@@ -10,8 +10,8 @@ the budget is spent).  Proof and disproof numbers steer the search to the most-p
 
 Leaves are closed without expanding them: at an attacker node, a five, an open four, or a win by
 continuous threats within the budget proves it (the threat-bounded ``vct`` and, where it finds
-none and ``dfpn_nodes`` asks for it, the df-pn with quiet threats, ``dfpn_threat_win``); at a defender node, a five of its own
-disproves it and two fives of the attacker prove it.  A defender node is expanded over *every*
+none and ``dfpn_nodes`` asks for it, the df-pn with quiet threats, ``dfpn_threat_win``); at a
+defender node, a five of its own disproves it and two fives of the attacker prove it.  A defender node is expanded over *every*
 empty cell, after the seed's "skip": the defender passes and the attacker's threat search runs
 once.  If the attacker has no win even then, no reply can lose to threats either (a stone never
 hurts its owner under rules 0 and 1), so the replies are created unexamined, at the cost of one
@@ -65,8 +65,9 @@ DFPN_TABLE_ENTRIES = 1 << 16
 # proved 1 of them, 11 with this df-pn after each failed one (2.7 times the time), and 5 with
 # 3000 tree nodes and no df-pn (3.5 times the time).
 DFPN_NODES = 20_000
-# A win that uses fewer attacker moves than this is the deepening's to find (it is complete
-# there: a search that ran to its end found every such win).
+# The df-pn is tried only with this many attacker moves left before the five or more: nearer
+# the budget the threat-bounded deepening sees the wins there are within its nodes, and decides
+# the refutations (``_threat_verdict``).
 DFPN_LEAST_MOVES = 3
 
 

@@ -349,3 +349,15 @@ def test_the_dfpn_plies_bound_every_reply_after_its_first_move() -> None:
             x, y)
         board.undo()
     assert len(replies) > 200
+
+
+def test_prove_uses_the_dfpn_unless_told_not_to(tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    positions = tmp_path / "positions.txt"
+    positions.write_text(DFPN_LEAF + "\n")
+    winners = []
+    for extra in ([], ["--dfpn-nodes", "0"]):
+        assert cli.main(["prove", "--max-nodes", "1000", "--threat-nodes", "5000", *extra,
+                         str(positions)]) == 0
+        winners.append(json.loads(capsys.readouterr().out)["winner"])
+    assert winners == ["black", None]

@@ -11,14 +11,15 @@ the budget is spent).  Proof and disproof numbers steer the search to the most-p
 Leaves are closed without expanding them: at an attacker node, a five, an open four, or a win by
 continuous threats within the budget proves it (the threat-bounded ``vct`` and, where it finds
 none and ``dfpn_nodes`` asks for it, the df-pn with quiet threats, ``dfpn_threat_win``); at a
-defender node, a five of its own disproves it and two fives of the attacker prove it.  A defender node is expanded over *every*
-empty cell, after the seed's "skip": the defender passes and the attacker's threat search runs
-once.  If the attacker has no win even then, no reply can lose to threats either (a stone never
-hurts its owner under rules 0 and 1), so the replies are created unexamined, at the cost of one
-search instead of one per cell, and each is tried only if the proof search comes back to it.  If
-the attacker wins after the pass, each reply is tried by the threat search at once: those that
-do not stop the attacker's threats are proved, the others become open nodes (the skip made exact:
-no reply is assumed refuted, each is refuted by a search).  An attacker node
+defender node, a five of its own disproves it and two fives of the attacker prove it.  A
+defender node is expanded over *every* empty cell, after the seed's "skip": the defender passes
+and the attacker's threat search runs once.  If the attacker has no win even then, no reply can
+lose to threats either (a stone never hurts its owner under rules 0 and 1), so the replies are
+created unexamined, at the cost of one search instead of one per cell, and each is tried only
+if the proof search comes back to it.  If the attacker wins after the pass, each reply is tried
+by the threat search at once: those that do not stop the attacker's threats are proved, the
+others become open nodes (the skip made exact: no reply is assumed refuted, each is refuted by a
+search).  An attacker node
 is expanded over its candidate moves (empty cells within two of a stone), best-ordered, all of
 them or the ``attacker_width`` best.  Within two attacker moves of the budget the threat
 search also disproves a node (``_close_attacker_node``).  So a proof is a proof; elsewhere "no

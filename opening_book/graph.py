@@ -353,24 +353,34 @@ class Graph:
         this graph's ``root`` key, which drops again the unproved vertices taken that it does not
         reach (those of an older copy that this build has given up since).  A graph built from
         another root brings its computation too, what was not counted at an earlier merge of it
-        (a copy of this graph, with the same root, brings none).  Returns how many vertices
-        were taken."""
-        for name in ("rule", "size", "budget"):
+        (a copy of this graph, with the same root, brings none).  A graph built with a larger
+        budget gives only what fits this one: a vertex whose proof, or whose replies closed by
+        threats, end beyond this budget comes as an open vertex (what failed or was excluded
+        there fails here too).  Returns how many vertices were taken."""
+        for name in ("rule", "size"):
             if other.setting(name) != self.setting(name):
                 raise ValueError(f"cannot merge: {name} {other.setting(name)} is not "
                                  f"{self.setting(name)}")
+        budget = int(self.setting("budget"))
+        if int(other.setting("budget")) < budget:
+            raise ValueError(f"cannot merge: budget {other.setting('budget')} is less than "
+                             f"{budget} (what failed there may prove here)")
         taken = 0
         with self.db:
             if other.setting("root") != self.setting("root"):
                 self._count_merged_seconds(other)
             for vertex in other.vertices():
+                if (vertex.longest or 0) > budget or vertex.threat_longest > budget:
+                    vertex = Vertex(vertex.key, vertex.moves, vertex.stones, "open", None, None,
+                                    0, vertex.attempts, 0, vertex.excluded)
                 mine = self.vertex(vertex.key)
                 taken_over = (worked_on and mine is not None and mine.status == "open"
                               and not mine.excluded and vertex.status == "expanded")
                 if mine is not None and not taken_over and (
                         mine.status == "proved" or vertex.status != "proved"):
                     continue
-                children = [other.vertex(key) for key in other.children(vertex.key)]
+                children = [other.vertex(key) for key in other.children(vertex.key)
+                            if vertex.status != "open"]
                 self.record(vertex, [(c.key, c.moves, c.stones) for c in children
                                      if c is not None])
                 taken += 1

@@ -939,3 +939,29 @@ def test_after_a_reply_the_book_closes_by_the_dfpn_the_engine_finds_that_win(
         reply = rng.choice([p for p in referee.empty_points() if referee.is_legal(*p, 2)])
         assert not referee.play(*reply)
         engine.play(*reply)
+
+
+def test_a_graph_with_a_larger_budget_gives_only_the_proofs_that_fit(tmp_path: Path) -> None:
+    budget = SETTINGS.budget  # 17
+    wider_settings = dataclasses.replace(SETTINGS, budget=budget + 2)
+    wider = Graph(tmp_path / "wider.sqlite", wider_settings.as_meta(ROOT))
+    builder.build(wider, wider_settings, ROOT, builder.InProcess())
+    main = Graph(tmp_path / "main.sqlite", SETTINGS.as_meta(ROOT))
+    root = root_position_key()
+    with main.db:
+        main.add_open(root, ROOT, len(ROOT.split()))
+    fitting = {v.key for v in wider.vertices("proved")
+               if (v.longest or 0) <= budget and v.threat_longest <= budget}
+    too_long = {v.key for v in wider.vertices("proved")} - fitting
+    assert fitting and root in too_long  # (the root's proof has a line of 19 stones)
+    main.merge(wider, root)
+    assert {v.key for v in main.vertices("proved")} == fitting
+    assert all((v.longest or 0) <= budget for v in main.vertices("proved"))
+    reopened = main.vertex(root)
+    assert reopened is not None and reopened.status == "open" and main.children(root) == []
+    # the proofs taken hold within this budget
+    for vertex in main.vertices("proved"):
+        verdict = verify(main, vertex.moves, threat_nodes=VERIFY_NODES)
+        assert verdict.holes == [] and verdict.longest <= budget
+    with pytest.raises(ValueError, match=f"budget {budget} is less than {budget + 2}"):
+        wider.merge(main, root)

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from bot.core.board import Board
-from bot.core.notation import format_move_list
+from bot.core.notation import format_move_list, parse_move_list
 from bot.engine import Engine
 from bot.limits import Limits
 from opening_book.graph import Graph, Vertex, branch
@@ -105,6 +105,11 @@ class BuildSettings:
     # (NOTES.md); near the budget the longer search fails lost vertices sooner.  Less makes
     # such jobs faster, more orders the other moves better.
     far_seconds: float | None = None
+    # A vertex's moves and the attacker's move to expand there, whatever a job would choose
+    # ('': none), as one move list: to build a move that proved in another graph (one of a
+    # larger budget, say) with this graph's budget.  Should a reply refute it, it is excluded
+    # and the job goes on as usual.
+    forced_line: str = ""
 
     def moves_left(self, stones: int) -> int:
         """The attacker's moves before the five at a vertex of ``stones`` stones."""
@@ -319,6 +324,18 @@ def work_on(moves: str, excluded: str, settings: BuildSettings) -> Work:
     _, sym = board.canonical_key()
     job.prover.excluded = {board.cell(*from_canonical(board, sym, int(cell)))
                            for cell in excluded.split(",") if cell}
+    forced = settings.forced_line.split()
+    cell = (board.cell(*parse_move_list(forced[-1], settings.size, settings.size)[0])
+            if forced and forced[:-1] == moves.split() else -1)
+    if cell >= 0 and cell not in job.prover.excluded:
+        job.prover.set_goal(settings.budget)
+        replies = job.replies(Node(cell, False))
+        if not replies.refuted:
+            job.record("expanded", cell, None, replies.threat_longest, replies.children,
+                       excluded)  # proved by propagation once every child is
+            return job.work
+        excluded += f"{to_canonical(board, sym, *board.point(cell))},"
+        job.prover.excluded.add(cell)
     flood = settings.flood_limit(board.ply)
     giving_up = (settings.give_up_after and excluded.count(",") >= settings.give_up_after
                  and settings.near_budget(board.ply))

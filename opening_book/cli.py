@@ -162,6 +162,9 @@ def main(argv: list[str] | None = None) -> int:
     build.add_argument("--root", default="", help="the move list the graph starts from, "
                        "attacker to move (default: the empty board, Black attacks)")
     add_budget(build)
+    build.add_argument("--root-move", default="", help="the attacker's move to expand at the "
+                       "root (e.g. 'h6'; a move that proved in another graph), not the job's "
+                       "choice; excluded if a reply refutes it")
     add_run(build)
     build.add_argument("--jobs", type=int, default=0, help="stop after (0: no limit)")
     build.add_argument("--shallow-slots", type=int, default=SHALLOW_SLOTS,

@@ -4,6 +4,7 @@ stats, merge."""
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import functools
 import signal
 import sys
@@ -48,6 +49,13 @@ def build(db: Path, args: argparse.Namespace, limits: ProverLimits) -> int:
     graph = open_graph(db, args)
     branches = [branch_line(graph, args, line) for line in args.branch]
     settings = build_settings(args, args.budget, limits)
+    if args.root_move:
+        forced = f"{args.root} {args.root_move}".strip()
+        try:
+            position_board(forced, args.size, args.rule)
+        except BoardError as error:
+            raise SystemExit(f"sente-book: --root-move: {error}") from None
+        settings = dataclasses.replace(settings, forced_line=forced)
     return _grow(graph, args, "building", " job", lambda runner, progress: builder.build(
         graph, settings, args.root, runner, seconds=args.minutes * 60, max_jobs=args.jobs,
         shallow_slots=args.shallow_slots, progress=progress, branches=branches))

@@ -965,3 +965,34 @@ def test_a_graph_with_a_larger_budget_gives_only_the_proofs_that_fit(tmp_path: P
         assert verdict.holes == [] and verdict.longest <= budget
     with pytest.raises(ValueError, match=f"budget {budget} is less than {budget + 2}"):
         wider.merge(main, root)
+
+
+def test_a_build_expands_the_root_move_asked_for(tmp_path: Path) -> None:
+    board = position_board(ROOT, 15, 1)
+    _, sym = board.canonical_key()
+    args = ["build", "--root", ROOT, "--budget", "17", "--workers", "0", "--engine-ms", "0",
+            "--quick-nodes", "0", "--max-nodes", "300", "--threat-nodes", "40",
+            "--wide-threat-nodes", "0"]
+
+    def root_move(name: str, move: str) -> tuple[Vertex, tuple[int, int]]:
+        path = tmp_path / f"{name}.sqlite"
+        assert cli.main(args + ["--db", str(path), "--root-move", move]) == 0
+        vertex = root_vertex(Graph(path))
+        assert vertex.status == "proved" and vertex.move is not None
+        return vertex, from_canonical(board, sym, vertex.move)
+
+    chosen = root_vertex(build_small(tmp_path / "chosen.sqlite"))  # the jobs' own choice
+    assert chosen.move is not None
+    vertex, move = root_move("j8", "j8")  # another win: expanded as asked
+    assert move == (9, 7) and from_canonical(board, sym, chosen.move) != move
+    assert vertex.excluded == ""
+    vertex, move = root_move("g8", "g8")  # a reply refutes g8: excluded, the jobs choose
+    assert move != (6, 7) and vertex.excluded == f"{to_canonical(board, sym, 6, 7)},"
+    with pytest.raises(SystemExit, match="--root-move"):
+        cli.main(args + ["--db", str(tmp_path / "bad.sqlite"), "--root-move", "h8"])
+
+
+def build_small(path: Path) -> Graph:
+    graph = Graph(path, SMALL_JOBS.as_meta(ROOT))
+    builder.build(graph, SMALL_JOBS, ROOT, builder.InProcess())
+    return graph

@@ -379,8 +379,8 @@ class Graph:
                 if mine is not None and not taken_over and (
                         mine.status == "proved" or vertex.status != "proved"):
                     continue
-                children = [other.vertex(key) for key in other.children(vertex.key)
-                            if vertex.status != "open"]
+                below = other.children(vertex.key) if vertex.status != "open" else []
+                children = [other.vertex(key) for key in below]
                 self.record(vertex, [(c.key, c.moves, c.stones) for c in children
                                      if c is not None])
                 taken += 1

@@ -981,18 +981,11 @@ def test_a_build_expands_the_root_move_asked_for(tmp_path: Path) -> None:
         assert vertex.status == "proved" and vertex.move is not None
         return vertex, from_canonical(board, sym, vertex.move)
 
-    chosen = root_vertex(build_small(tmp_path / "chosen.sqlite"))  # the jobs' own choice
-    assert chosen.move is not None
+    _, chosen = root_move("chosen", "")  # none given: the jobs' own choice
     vertex, move = root_move("j8", "j8")  # another win: expanded as asked
-    assert move == (9, 7) and from_canonical(board, sym, chosen.move) != move
+    assert move == (9, 7) and chosen != move
     assert vertex.excluded == ""
     vertex, move = root_move("g8", "g8")  # a reply refutes g8: excluded, the jobs choose
     assert move != (6, 7) and vertex.excluded == f"{to_canonical(board, sym, 6, 7)},"
     with pytest.raises(SystemExit, match="--root-move"):
         cli.main(args + ["--db", str(tmp_path / "bad.sqlite"), "--root-move", "h8"])
-
-
-def build_small(path: Path) -> Graph:
-    graph = Graph(path, SMALL_JOBS.as_meta(ROOT))
-    builder.build(graph, SMALL_JOBS, ROOT, builder.InProcess())
-    return graph

@@ -3,11 +3,13 @@ test against ``python -m protocol.brain`` and against the frozen executable (bui
 
 from __future__ import annotations
 
+import random
+
 import pexpect
 import pytest
 
 from bot.core.board import Board
-from tests.brainproc import PYTHON_BRAIN, BrainProcess
+from tests.brainproc import MOVE, PYTHON_BRAIN, BrainProcess
 
 
 @pytest.fixture(scope="module", params=["python", "frozen"])
@@ -400,3 +402,111 @@ def test_a_person_at_a_terminal_is_greeted_and_a_manager_is_not(command: list[st
     manager.expect_silence(2.0)
     assert manager.ask("START 15") == "OK"
     assert manager.close() == 0
+
+
+ANSWER_PREFIXES = ("OK", "ERROR", "UNKNOWN", "MESSAGE", "DEBUG")
+
+
+def _answer(brain: BrainProcess, line: str, *more: str) -> tuple[list[str], list[tuple[int, int]]]:
+    """Send a command (with the lines of its block), then ABOUT: the lines printed before
+    ABOUT's answer (the brain answers in order, so they are that command's) and the moves
+    among them; every line must be a protocol answer."""
+    brain.send(line, *more, "ABOUT")
+    lines: list[str] = []
+    while not (reply := brain.read()).startswith('name="Sente"'):
+        lines.append(reply)
+    moves = []
+    for reply in lines:
+        match = MOVE.match(reply)
+        assert match or reply.startswith(ANSWER_PREFIXES), (line, lines)
+        if match:
+            moves.append((int(match[1]), int(match[2])))
+    return lines, moves
+
+
+def _bad_line(rng: random.Random, size: int, taken: set[tuple[int, int]]) -> str:
+    """A command the brain must refuse (ERROR or UNKNOWN) without changing the game."""
+    empty = next((x, y) for x, y in ((rng.randrange(size), rng.randrange(size))
+                                     for _ in iter(int, 1)) if (x, y) not in taken)
+    choices = [f"TURN {rng.choice([-1, size, size + 7])},{rng.randrange(size)}",
+               f"TURN {rng.randrange(size)},{rng.choice([-3, size])}",
+               rng.choice(["TURN", "TURN a,b", "TURN 1", "TURN 1,2,3", "TURN 3;4", "PLAY x"]),
+               rng.choice(["HELLO", "turnip 3,3", "DONE", "BEGINNER", "START 4", "START 33",
+                           "START x", "RECTSTART 10", "\x01\x02", "TAKEBACK", "9,9"]),
+               f"TAKEBACK {empty[0]},{empty[1]}"]
+    if taken:
+        cell = rng.choice(sorted(taken))
+        choices += [f"TURN {cell[0]},{cell[1]}", f"PLAY {cell[0]},{cell[1]}"]
+    return rng.choice(choices)
+
+
+def _five_stands(owners: dict[tuple[int, int], int]) -> bool:
+    """Whether one side has five or more in a row (under any rule's idea of a five)."""
+    return any(all(owners.get((x + k * dx, y + k * dy)) == side for k in range(5))
+               for (x, y), side in owners.items()
+               for dx, dy in ((1, 0), (0, 1), (1, 1), (1, -1)))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_random_sessions_never_break_the_game(command: list[str], seed: int) -> None:
+    """Moves, random positions (counts right or wrong, fives standing), restarts and bad lines
+    in a random order, under a random rule and board size: every command gets protocol
+    answers only; a move owed is a move on an empty cell of the board, or ERROR only where the
+    game is over (a five stands) or, in renju, for a foul; a position is refused only when its
+    stone counts fit neither colour, a five stands or (renju) a foul may; a bad line is
+    refused and changes nothing; the brain ends cleanly."""
+    rng = random.Random(seed)
+    size, rule = rng.choice([10, 15, 20, 32]), rng.choice([0, 1, 4, 8])
+    brain = BrainProcess(command=command)
+    assert brain.ask(f"START {size}") == "OK"
+    fast(brain, rule)
+    owners: dict[tuple[int, int], int] = {}  # 1: the brain's stone, 2: the opponent's
+    for _ in range(40):
+        draw = rng.random()
+        if draw < 0.45:
+            near = rng.choice(sorted(owners)) if owners and rng.random() < 0.7 else None
+            cells = [(x, y) for x in range(size) for y in range(size) if (x, y) not in owners
+                     and (near is None or max(abs(x - near[0]), abs(y - near[1])) <= 2)]
+            if not cells:
+                continue
+            cell = rng.choice(cells)
+            lines, moves = _answer(brain, f"TURN {cell[0]},{cell[1]}")
+            if not moves:
+                assert any(line.startswith("ERROR") for line in lines), lines
+                assert rule == 4 or _five_stands(owners) or len(owners) + 1 >= size * size, (
+                    cell, lines, owners)
+                continue
+            assert len(moves) == 1, lines
+            move = moves[0]
+            assert move != cell and move not in owners, (cell, move, sorted(owners))
+            assert 0 <= move[0] < size and 0 <= move[1] < size, move
+            owners[cell], owners[move] = 2, 1
+        elif draw < 0.55:
+            stones = rng.sample([(x, y) for x in range(size) for y in range(size)],
+                                rng.randrange(0, 40))
+            fields = [rng.choice([1, 2]) if rng.random() < 0.2 else 1 + (len(stones) - i) % 2
+                      for i in range(len(stones))]
+            placed = dict(zip(stones, fields))
+            block = rng.choice(["BOARD", "YXBOARD"])
+            lines, moves = _answer(brain, block, *(f"{x},{y},{field}" for (x, y), field
+                                                   in placed.items()), "DONE")
+            if any(line.startswith("ERROR") for line in lines):
+                assert not moves, lines
+                ours = sum(field == 1 for field in fields)
+                assert (rule == 4 or _five_stands(placed)
+                        or len(stones) - ours - ours not in (0, 1)), (block, placed, lines)
+                continue
+            owners = placed
+            assert len(moves) == (1 if block == "BOARD" else 0), lines
+            for move in moves:
+                assert move not in owners and 0 <= move[0] < size and 0 <= move[1] < size
+                owners[move] = 1
+        elif draw < 0.6:
+            assert _answer(brain, "RESTART")[0] == ["OK"]
+            owners.clear()
+        else:
+            line = _bad_line(rng, size, set(owners))
+            lines, moves = _answer(brain, line)
+            assert not moves and lines and lines[-1].startswith(("ERROR", "UNKNOWN")), (
+                line, lines)
+    assert brain.close() == 0

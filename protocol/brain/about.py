@@ -4,8 +4,9 @@ Import-light on purpose: the greeting is printed before the engine (numba) is lo
 """
 
 NAME, VERSION = "Sente", "0.1.0"
+# (no www field: the project has no page of its own, and PyPI's "sente" is another project)
 ABOUT = (f'name="{NAME}", version="{VERSION}", author="The Sente developers", '
-         'country="International", www="https://pypi.org/project/sente/"')
+         'country="International"')
 GREETING = (f"MESSAGE {NAME} {VERSION}, a Gomoku/Renju brain that speaks the Gomocup protocol. "
             "Try: START 15, then BEGIN (it plays first) or TURN 7,7 (you play first); END "
             "quits. The first start after installing compiles the engine (up to 20 s). For a "

@@ -426,8 +426,7 @@ def _answer(brain: BrainProcess, line: str, *more: str) -> tuple[list[str], list
 
 def _bad_line(rng: random.Random, size: int, taken: set[tuple[int, int]]) -> str:
     """A command the brain must refuse (ERROR or UNKNOWN) without changing the game."""
-    empty = next((x, y) for x, y in ((rng.randrange(size), rng.randrange(size))
-                                     for _ in iter(int, 1)) if (x, y) not in taken)
+    empty = rng.choice([(x, y) for x in range(size) for y in range(size) if (x, y) not in taken])
     choices = [f"TURN {rng.choice([-1, size, size + 7])},{rng.randrange(size)}",
                f"TURN {rng.randrange(size)},{rng.choice([-3, size])}",
                rng.choice(["TURN", "TURN a,b", "TURN 1", "TURN 1,2,3", "TURN 3;4", "PLAY x"]),
@@ -438,6 +437,10 @@ def _bad_line(rng: random.Random, size: int, taken: set[tuple[int, int]]) -> str
         cell = rng.choice(sorted(taken))
         choices += [f"TURN {cell[0]},{cell[1]}", f"PLAY {cell[0]},{cell[1]}"]
     return rng.choice(choices)
+
+
+def _on_empty_cell(move: tuple[int, int], owners: dict[tuple[int, int], int], size: int) -> bool:
+    return move not in owners and 0 <= move[0] < size and 0 <= move[1] < size
 
 
 def _five_stands(owners: dict[tuple[int, int], int]) -> bool:
@@ -478,8 +481,7 @@ def test_random_sessions_never_break_the_game(command: list[str], seed: int) -> 
                 continue
             assert len(moves) == 1, lines
             move = moves[0]
-            assert move != cell and move not in owners, (cell, move, sorted(owners))
-            assert 0 <= move[0] < size and 0 <= move[1] < size, move
+            assert move != cell and _on_empty_cell(move, owners, size), (cell, move, owners)
             owners[cell], owners[move] = 2, 1
         elif draw < 0.55:
             stones = rng.sample([(x, y) for x in range(size) for y in range(size)],
@@ -494,12 +496,12 @@ def test_random_sessions_never_break_the_game(command: list[str], seed: int) -> 
                 assert not moves, lines
                 ours = sum(field == 1 for field in fields)
                 assert (rule == 4 or _five_stands(placed)
-                        or len(stones) - ours - ours not in (0, 1)), (block, placed, lines)
+                        or len(stones) - 2 * ours not in (0, 1)), (block, placed, lines)
                 continue
             owners = placed
             assert len(moves) == (1 if block == "BOARD" else 0), lines
             for move in moves:
-                assert move not in owners and 0 <= move[0] < size and 0 <= move[1] < size
+                assert _on_empty_cell(move, owners, size), (move, owners)
                 owners[move] = 1
         elif draw < 0.6:
             assert _answer(brain, "RESTART")[0] == ["OK"]

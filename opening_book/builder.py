@@ -538,8 +538,10 @@ def build(graph: Graph, settings: BuildSettings, root: str, runner: Runner, *,
           progress: Progress | None = None, branches: Sequence[str] = ()) -> dict[str, int]:
     """Grow the graph from ``root`` (a move list, attacker to move) until it is proved, the
     time (``seconds``, 0: none) or the jobs (``max_jobs``, 0: none) run out; one branch (the
-    defender's reply to the root's move) at a time (Graph.open_branches), or only
-    ``branches`` (their lines as the graph spells them), in that order.  The runner's slots
+    defender's reply to the root's move) at a time (Graph.open_branches), or only below
+    ``branches`` (replies to the root's move or deeper vertices, their lines as the graph
+    spells them), in that order; the progress counts the branch asked for that a job's vertex
+    lies below, else its reply to the root's move.  The runner's slots
     each work on an open vertex (``pick``: the deepest first, ``shallow_slots`` of them from
     the shallow end of the branch), and each job is written as soon as it ends, with the
     computation it cost (wall-clock time times slots).  A job that ended after its vertex was
@@ -576,7 +578,9 @@ def build(graph: Graph, settings: BuildSettings, root: str, runner: Runner, *,
         write(graph, [work], {vertex.key: vertex.attempts}, root_key, (now - last) * runner.slots)
         last = now
         if progress is not None:
-            progress(now - start, branch(vertex, board.ply + 2))
+            progress(now - start, next((line for line in branches
+                                        if f"{vertex.moves} ".startswith(f"{line} ")),
+                                       branch(vertex, board.ply + 2)))
 
     runner.stream(work_on, settings, feed, take)
     return graph.counts()

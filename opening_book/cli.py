@@ -171,9 +171,10 @@ def main(argv: list[str] | None = None) -> int:
                        help="of the jobs running at once, how many take the open vertex with "
                        "the fewest stones in the branch, not the most (default %(default)s)")
     build.add_argument("--branch", action="append", default=[],
-                       help="build only this reply to the root's move (e.g. 'h8 h15', in any "
-                       "symmetry), not the branches in their order; given more than once, "
-                       "those replies one after another in the order given")
+                       help="build only below this reply to the root's move (e.g. 'h8 h15', "
+                       "in any symmetry), or below a deeper vertex (e.g. 'h8 g10 j8 f9': one "
+                       "hard reply, with the work done below it), not the branches in their "
+                       "order; given more than once, one after another in the order given")
     add_build_settings(build)
 
     attack = commands.add_parser(

@@ -179,16 +179,17 @@ def unproved_replies(graph: Graph, key: int) -> list[Vertex]:
 
 def branch_line(graph: Graph, args: argparse.Namespace, line: str) -> str:
     """A ``--branch`` ``line`` as the graph spells it (the vertex it names may have been
-    reached in another symmetry); SystemExit unless it is a vertex two moves below the root."""
+    reached in another symmetry); SystemExit unless it is a vertex below the root's move (a
+    reply to it, or deeper) whose line starts with the root's."""
     root = position_board(args.root, args.size, args.rule)
     try:
         board = position_board(line, args.size, args.rule)
     except BoardError as error:
         raise SystemExit(f"sente-book: --branch: {error}") from None
     vertex = graph.vertex(board.canonical_key()[0])
-    if board.ply != root.ply + 2 or board.moves()[:root.ply] != root.moves() or vertex is None:
-        raise SystemExit(f"sente-book: --branch {line!r} is no reply to the root's move "
-                         "in the graph")
+    if board.ply < root.ply + 2 or board.moves()[:root.ply] != root.moves() or vertex is None:
+        raise SystemExit(f"sente-book: --branch {line!r} is no vertex of the graph below the "
+                         "root's move")
     return vertex.moves
 
 

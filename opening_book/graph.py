@@ -145,10 +145,10 @@ class Graph:
         that way (``BuildSettings.give_up_after``), and with it the move above, instead of each
         of its 200-odd siblings being tried once, then each again.  Open vertices above the
         branches (fewer stones) come first, all in one list; ``branch_moves`` 0: the whole
-        graph is one branch.  ``only``: the open vertices of these branches alone (lines of
-        ``branch_moves`` moves as the graph spells them), in the order given instead of
-        ``branch_order``.  A vertex shared by transposition comes in the first branch that
-        reaches it."""
+        graph is one branch.  ``only``: the open vertices below these vertices alone (lines as
+        the graph spells them: of ``branch_moves`` moves, or deeper, to work on one hard reply
+        with what was built below it), in the order given instead of ``branch_order``.  A vertex
+        shared by transposition comes in the first branch that reaches it."""
         if not branch_moves:
             rows = [_vertex(row) for row in self.db.execute(
                 f"SELECT * FROM vertex WHERE status = 'open' {_DEEPEST_FIRST}")]
@@ -160,9 +160,13 @@ class Graph:
             (branch_moves,))]
         if above:
             yield above
-        roots = dict(self.db.execute(  # the branches not proved: line -> key
-            "SELECT moves, key FROM vertex WHERE status IN ('open', 'expanded', 'failed') "
-            "AND stones = ?", (branch_moves,)).fetchall())
+        unproved = "SELECT moves, key FROM vertex WHERE status IN ('open', 'expanded', 'failed')"
+        if only:  # the lines asked for, at any depth
+            found = self.db.execute(f"{unproved} AND moves IN ({', '.join('?' * len(only))})",
+                                    list(only))
+        else:  # every reply to the root's move
+            found = self.db.execute(f"{unproved} AND stones = ?", (branch_moves,))
+        roots = dict(found.fetchall())  # the branches not proved: line -> key
         seen: set[int] = set()
         for line in [line for line in only if line in roots] if only else sorted(
                 roots, key=branch_order):

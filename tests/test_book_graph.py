@@ -358,6 +358,25 @@ def test_open_vertices_come_branch_by_branch_the_farthest_reply_first(tmp_path: 
                    "h8 h9 g7 a1"]
 
 
+def test_a_branch_asked_for_may_be_a_deeper_vertex_with_the_work_below_it(
+        tmp_path: Path) -> None:
+    """``only`` may name a vertex below a reply to the root's move: the open vertices below it
+    come alone, not those beside it (the reply's other lines)."""
+    graph = Graph(tmp_path / "deeper.sqlite")
+    lines = ["h8 i9", "h8 i9 j10 a1", "h8 i9 j10 a2", "h8 i9 j10 a1 k11 a2", "h8 i9 j10 a1 k11 a3"]
+    with graph.db:
+        for key, moves in enumerate(lines, start=1):
+            graph.add_open(key, moves, len(moves.split()))
+        for parent, child in ((1, 2), (1, 3), (2, 4), (2, 5)):
+            graph.db.execute("INSERT INTO reply VALUES (?, ?)", (parent, child))
+        graph.db.execute("UPDATE vertex SET status = 'expanded' WHERE key IN (1, 2)")
+    assert open_moves(graph, 10, branch_moves=2) == lines[3:] + [lines[2]]
+    assert open_moves(graph, 10, branch_moves=2, only=[lines[1]]) == lines[3:]
+    in_order = open_moves(graph, 10, branch_moves=2, only=[lines[2], lines[1]])
+    assert in_order == [lines[2]] + lines[3:]
+    assert open_moves(graph, 10, branch_moves=2, only=["h8 i9 j10 a3"]) == []  # no vertex
+
+
 def test_an_open_vertex_shared_by_two_branches_comes_with_the_first_of_them(
         tmp_path: Path) -> None:
     graph = Graph(tmp_path / "shared.sqlite")
@@ -752,8 +771,26 @@ def test_the_build_command_builds_the_branches_asked_for_in_their_order(
     reached = graph.reached_counts(position_board(last, 15, 1).canonical_key()[0])
     assert f"branch={last}: {reached['proved']} proved, {reached['expanded']} expanded, " \
         f"{reached['open']} open" in capsys.readouterr().err
-    with pytest.raises(SystemExit, match="no reply to the root"):
+    with pytest.raises(SystemExit, match="no vertex of the graph below the root's move"):
         cli.main(args + ["--branch", "h8 a1"])
+    # a deeper vertex: a branch expanded (by hand, far from the stones) into two open lines,
+    # one of them asked for: the job works there, not on its sibling nor on another branch
+    graph = Graph(path)
+    branch_vertex = graph.vertex(position_board(branches[0], 15, 1).canonical_key()[0])
+    assert branch_vertex is not None and branch_vertex.status == "open"
+    below = [f"{branches[0]} o15 {reply}" for reply in ("o13", "o12")]
+    with graph.db:
+        graph.record(dataclasses.replace(branch_vertex, status="expanded", move=0), [
+            (position_board(line, 15, 1).canonical_key()[0], line, 12) for line in below])
+    tried = {v.key: v.attempts for v in graph.vertices()}
+    graph.close()
+    capsys.readouterr()
+    assert cli.main(args + ["--branch", below[1]]) == 0
+    assert f"branch={below[1]}: " in capsys.readouterr().err  # its job's vertex lay below it
+    graph = Graph(path)  # (the job may have proved it, or failed it and opened the branch again)
+    sibling = graph.vertex(position_board(below[0], 15, 1).canonical_key()[0])
+    assert sibling is None or sibling.attempts == 0
+    assert all(v.attempts == tried[v.key] for v in graph.vertices() if v.stones <= 10)
 
 
 @pytest.mark.parametrize("number", [signal.SIGINT, signal.SIGTERM])

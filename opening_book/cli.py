@@ -250,6 +250,10 @@ def main(argv: list[str] | None = None) -> int:
 
     stats = commands.add_parser("stats", help="how far the graph has got")
     add_graph(stats)
+    stats.add_argument("--below", action="append", default=[], metavar="LINE",
+                       help="also the replies not proved below this vertex (e.g. 'h8 g10': its "
+                       "fourth stones not proved), with the vertices reached from each: the "
+                       "lines to give attack or build --branch; may be given more than once")
 
     merge = commands.add_parser(
         "merge", help="join a graph built separately (a hard subtree) into this one",
@@ -288,7 +292,7 @@ def main(argv: list[str] | None = None) -> int:
         return run.export(db, args, args.out or shipped_path(args.rule, args.size))
     if args.command == "merge":
         return run.merge(db, args.other)
-    return run.stats(db)
+    return run.stats(db, args.below)
 
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@ import functools
 import signal
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -347,11 +347,23 @@ def merge(db: Path, other: Path) -> int:
     return 0
 
 
-def stats(db: Path) -> int:
+def stats(db: Path, below: Sequence[str] = ()) -> int:
+    """Print how far the graph has got; for each line of ``below`` (a vertex), also its
+    replies not proved (as ``attack --children`` or ``build --branch`` would take them)."""
     if not db.exists():
         print(f"sente-book: no graph at {db}", file=sys.stderr)
         return 1
     graph = Graph(db)
+    size, rule = int(graph.setting("size")), int(graph.setting("rule"))
+    vertices: list[tuple[str, Vertex]] = []
+    for line in below:
+        try:
+            vertex = graph.vertex(position_board(line, size, rule).canonical_key()[0])
+        except BoardError as error:
+            raise SystemExit(f"sente-book: --below: {error}") from None
+        if vertex is None:
+            raise SystemExit(f"sente-book: --below {line!r} is no vertex of the graph")
+        vertices.append((line, vertex))
     root = graph.vertex(position_key_of_root(graph))
     print(describe(graph.counts()))
     print(f"deepest open vertex: {graph.deepest_open()} stones")
@@ -368,9 +380,12 @@ def stats(db: Path) -> int:
             line = min(branches, key=branch_order)
             print(f"the reply being built: {line}, {branches[line]} open vertices")
             print("the replies not proved, with the vertices reached from each:")
-            for reply in sorted((v for v in replies if v is not None and v.status != "proved"),
-                                key=lambda v: branch_order(v.moves)):
-                print(f"  {reply.moves}: {by_status(graph.reached_counts(reply.key))}")
+            _print_unproved_replies(graph, root.key)
+    for line, vertex in vertices:
+        print(f"below {line} ({vertex.status}): {len(unproved_replies(graph, vertex.key))} of "
+              f"{len(graph.children(vertex.key))} replies not proved, with the vertices reached "
+              "from each:")
+        _print_unproved_replies(graph, vertex.key)
     row = graph.db.execute("SELECT MAX(longest), SUM(proof_nodes) FROM vertex "
                            "WHERE status = 'proved'").fetchone()
     print(f"longest proved line: {row[0] or 0} stones; proof nodes spent on proved vertices: "
@@ -378,6 +393,11 @@ def stats(db: Path) -> int:
     print(f"computation: {graph.core_seconds() / 3600:.1f} core-hours (wall time x workers)")
     graph.close()
     return 0
+
+
+def _print_unproved_replies(graph: Graph, key: int) -> None:
+    for reply in unproved_replies(graph, key):
+        print(f"  {reply.moves}: {by_status(graph.reached_counts(reply.key))}")
 
 
 def position_key_of_root(graph: Graph) -> int:

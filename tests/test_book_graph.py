@@ -690,6 +690,17 @@ def test_the_counts_reached_from_a_vertex_leave_out_the_proved_vertices_no_move_
     out = capsys.readouterr().out.splitlines()
     listed = out.index("the replies not proved, with the vertices reached from each:")
     assert out[listed + 1:listed + 2] == [f"  {replies[1]}: 0 proved, 0 expanded, 1 open, 0 failed"]
+    # the same below any vertex asked for (here the root, reached in a mirror image)
+    mirrored = " ".join(f"{chr(ord('o') - (ord(move[0]) - ord('a')))}{move[1:]}"
+                        for move in ROOT.split())
+    assert cli.main(["stats", "--db", str(tmp_path / "reached.sqlite"), "--below", mirrored]) == 0
+    out = capsys.readouterr().out.splitlines()
+    listed = out.index(f"below {mirrored} (expanded): 1 of 2 replies not proved, with the "
+                       "vertices reached from each:")
+    assert out[listed + 1:] == [f"  {replies[1]}: 0 proved, 0 expanded, 1 open, 0 failed"] \
+        + out[-2:]  # (then the longest line and the computation)
+    with pytest.raises(SystemExit, match="is no vertex of the graph"):
+        cli.main(["stats", "--db", str(tmp_path / "reached.sqlite"), "--below", "h8 a1"])
 
 
 def vertex_move(settings: builder.BuildSettings) -> int:

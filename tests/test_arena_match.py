@@ -73,10 +73,13 @@ def test_a_match_goes_on_after_crashes_and_keeps_every_record(tmp_path: Path) ->
 def test_a_short_match_between_two_sente_brains(tmp_path: Path) -> None:
     # The brains load the kernels from numba's cache; on a fresh clone this file runs before
     # anything has filled it, and compiling at the first move would overrun any turn limit.
+    # What is checked is the records, not the clock: the tolerance leaves each brain half a
+    # minute a move: beside the other test worker, on a slow day, a move took over 6 s (both
+    # games lost on time by White, session 57; the test alone passed in 16 s).
     exercise_every_kernel()
     out = tmp_path / "m"
     match.main(["--selfplay", "", "branch=8", "--games", "2", "--concurrency", "2",
-                       "--timeout-turn", "200", "--tolerance", "6000", "--out", str(out),
+                       "--timeout-turn", "200", "--tolerance", "30000", "--out", str(out),
                        "--quiet", "--pgn",
                        "--symmetry", "--seed", "3"])
     games = sorted((out / "games").glob("*.sgf"))

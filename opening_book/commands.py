@@ -155,19 +155,27 @@ def attack_targets(graph: Graph, args: argparse.Namespace) -> list[tuple[int, st
     SystemExit for a line that is no vertex of the graph."""
     targets: dict[int, str] = {}  # by key, in the order found
     for line in args.lines:
-        try:
-            key = position_board(line, args.size, args.rule).canonical_key()[0]
-        except BoardError as error:
-            raise SystemExit(f"sente-book: {line!r}: {error}") from None
-        vertex = graph.vertex(key)
-        if vertex is None:
-            raise SystemExit(f"sente-book: {line!r} is no vertex of the graph")
+        vertex = vertex_of_line(graph, line, args.size, args.rule)
         if not args.children:
-            targets.setdefault(key, vertex.moves)
+            targets.setdefault(vertex.key, vertex.moves)
             continue
-        for reply in unproved_replies(graph, key):
+        for reply in unproved_replies(graph, vertex.key):
             targets.setdefault(reply.key, reply.moves)
     return list(targets.items())
+
+
+def vertex_of_line(graph: Graph, line: str, size: int, rule: int, option: str = "") -> Vertex:
+    """The vertex the move list ``line`` reaches (in any symmetry); SystemExit, naming
+    ``option`` if given, when it is no position or no vertex of the graph."""
+    named = f"{option} {line!r}" if option else repr(line)
+    try:
+        key = position_board(line, size, rule).canonical_key()[0]
+    except BoardError as error:
+        raise SystemExit(f"sente-book: {named}: {error}") from None
+    vertex = graph.vertex(key)
+    if vertex is None:
+        raise SystemExit(f"sente-book: {named} is no vertex of the graph")
+    return vertex
 
 
 def unproved_replies(graph: Graph, key: int) -> list[Vertex]:
@@ -355,15 +363,7 @@ def stats(db: Path, below: Sequence[str] = ()) -> int:
         return 1
     graph = Graph(db)
     size, rule = int(graph.setting("size")), int(graph.setting("rule"))
-    vertices: list[tuple[str, Vertex]] = []
-    for line in below:
-        try:
-            vertex = graph.vertex(position_board(line, size, rule).canonical_key()[0])
-        except BoardError as error:
-            raise SystemExit(f"sente-book: --below: {error}") from None
-        if vertex is None:
-            raise SystemExit(f"sente-book: --below {line!r} is no vertex of the graph")
-        vertices.append((line, vertex))
+    vertices = [(line, vertex_of_line(graph, line, size, rule, "--below")) for line in below]
     root = graph.vertex(position_key_of_root(graph))
     print(describe(graph.counts()))
     print(f"deepest open vertex: {graph.deepest_open()} stones")
@@ -380,12 +380,13 @@ def stats(db: Path, below: Sequence[str] = ()) -> int:
             line = min(branches, key=branch_order)
             print(f"the reply being built: {line}, {branches[line]} open vertices")
             print("the replies not proved, with the vertices reached from each:")
-            _print_unproved_replies(graph, root.key)
+            _print_reached(graph, unproved_replies(graph, root.key))
     for line, vertex in vertices:
-        print(f"below {line} ({vertex.status}): {len(unproved_replies(graph, vertex.key))} of "
+        unproved = unproved_replies(graph, vertex.key)
+        print(f"below {line} ({vertex.status}): {len(unproved)} of "
               f"{len(graph.children(vertex.key))} replies not proved, with the vertices reached "
               "from each:")
-        _print_unproved_replies(graph, vertex.key)
+        _print_reached(graph, unproved)
     row = graph.db.execute("SELECT MAX(longest), SUM(proof_nodes) FROM vertex "
                            "WHERE status = 'proved'").fetchone()
     print(f"longest proved line: {row[0] or 0} stones; proof nodes spent on proved vertices: "
@@ -395,9 +396,10 @@ def stats(db: Path, below: Sequence[str] = ()) -> int:
     return 0
 
 
-def _print_unproved_replies(graph: Graph, key: int) -> None:
-    for reply in unproved_replies(graph, key):
-        print(f"  {reply.moves}: {by_status(graph.reached_counts(reply.key))}")
+def _print_reached(graph: Graph, vertices: list[Vertex]) -> None:
+    """A line per vertex: its moves and the vertices reached from it, by status."""
+    for vertex in vertices:
+        print(f"  {vertex.moves}: {by_status(graph.reached_counts(vertex.key))}")
 
 
 def position_key_of_root(graph: Graph) -> int:

@@ -6,6 +6,7 @@ incremental updates: each function walks the real board line by line.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -110,9 +111,6 @@ def _empties_near(cells: list[str], centre: int) -> list[int]:
             if cells[e] == "."]
 
 
-_shapes_seen: dict[tuple[str, str, int], int] = {}  # _line_shape per line, centre and rule
-
-
 def shape(pos: Position, x: int, y: int, colour: int, d: int) -> int:
     """What a ``colour`` stone on empty (x, y) makes along direction d: worked out once per
     line contents (the brute-force solvers meet the same few lines again and again)."""
@@ -120,16 +118,13 @@ def shape(pos: Position, x: int, y: int, colour: int, d: int) -> int:
     cells, start = _line(pos, x, y, d, colour)
     dx, dy = DIRECTIONS[d]
     centre = 1 + (x - start[0]) // dx if dx else 1 + (y - start[1])
-    key = (how, "".join(cells), centre)
-    if key not in _shapes_seen:
-        if len(_shapes_seen) > 1 << 20:
-            _shapes_seen.clear()
-        _shapes_seen[key] = _line_shape(cells, centre, how)
-    return _shapes_seen[key]
+    return _line_shape("".join(cells), centre, how)
 
 
-def _line_shape(cells: list[str], centre: int, how: str) -> int:
-    """What an own stone on the empty ``cells[centre]`` makes along that line (``shape``)."""
+@functools.lru_cache(maxsize=1 << 20)
+def _line_shape(line: str, centre: int, how: str) -> int:
+    """What an own stone on the empty ``line[centre]`` makes along that line (``shape``)."""
+    cells = list(line)
     cells[centre] = "X"
     if _wins(cells, centre, how):
         return FIVE

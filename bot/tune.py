@@ -172,7 +172,8 @@ def quiet_positions(game: dict[str, Any]) -> Iterator[tuple[Board, tuple[int, in
     for index, (x, y) in enumerate(moves):
         if index >= played + SKIP_PLIES:
             colour = board.side_to_move()
-            own_five, opp_fives, _, own_win_four, opp_three = scan_threats(board.state, colour)
+            own_five, opp_fives, _, own_win_four, opp_three = scan_threats(
+                board.state, colour, True)
             if own_five < 0 and opp_fives == 0 and own_win_four < 0:
                 yield board, (x, y), opp_three
         if board.stone(x, y) != 0:

@@ -187,7 +187,7 @@ class Prover:
         if stones + 1 > self.budget:
             node.disprove()
             return
-        own_five, opp_fives, _, own_win_four, _ = scan_threats(st, self.attacker)
+        own_five, opp_fives, _, own_win_four, _ = scan_threats(st, self.attacker, False)
         if own_five >= 0:
             node.prove(stones + 1)
             node.threat_move = own_five
@@ -298,7 +298,7 @@ class Prover:
         if stones + 2 > self.budget:
             node.disprove()
             return
-        own_five, opp_fives, _, _, _ = scan_threats(st, defender)
+        own_five, opp_fives, _, _, _ = scan_threats(st, defender, False)
         if own_five >= 0:
             node.disprove()
         elif opp_fives >= 2:
@@ -315,7 +315,7 @@ class Prover:
             if node.proved or node.disproved:
                 return
         colour = self.attacker if node.attacker_to_move else 3 - self.attacker
-        _, opp_fives, opp_five, _, _ = scan_threats(board.state, colour)
+        _, opp_fives, opp_five, _, _ = scan_threats(board.state, colour, False)
         if opp_fives == 1:  # the five must be blocked
             cells = [opp_five] if board.is_legal(*board.point(opp_five), colour) else []
         elif not node.attacker_to_move:  # every reply

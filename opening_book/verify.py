@@ -115,7 +115,7 @@ class Verifier:
 
     def _check(self, board: Board, key: int, sym: int, parent: int | None) -> int | None:
         attacker = board.side_to_move()
-        own_five = scan_threats(board.state, attacker)[0]
+        own_five = scan_threats(board.state, attacker, False)[0]
         if own_five >= 0 and board.ply + 1 <= self.budget:
             return board.ply + 1
         vertex = self.graph.vertex(key)

@@ -313,7 +313,7 @@ def full_window_search(board, ss, depth: int, ply: int, colour: int) -> int:  # 
     st = board.state
     if st.meta[M_CANDIDATES] == 0:
         return 0
-    own_five, opp_fives, opp_five, own_win_four, opp_three = scan_threats(st, colour)
+    own_five, opp_fives, opp_five, own_win_four, opp_three = scan_threats(st, colour, True)
     if own_five >= 0:
         return MATE - ply - 1
     if opp_fives >= 2 or (opp_fives == 1 and not is_legal(st, opp_five, colour)):

@@ -60,6 +60,44 @@ def test_cells_beyond_a_blocker_never_change_a_shape() -> None:
             assert table[key] == table[shapes.canonical_line_key(key)]
 
 
+def _fours_of(shape: np.ndarray) -> np.ndarray:
+    """How many fives a shape threatens (a five: more than any four)."""
+    return np.select([shape == shapes.FIVE, np.isin(shape, (shapes.FOUR_FOUR, shapes.OPEN_FOUR)),
+                      shape == shapes.FOUR], [9, 2, 1], 0)
+
+
+def test_an_opponent_stone_never_adds_to_a_colours_fours() -> None:
+    """What bot.core.threats.vcf relies on to leave out the block of its last four: a stone of
+    the opponent on an empty cell of a line never gives a colour more fives threatened there, an
+    open four or a five it did not have (every line key, every win definition), and so never
+    turns a cell into one of an open four, a double four or a five."""
+    keys = np.arange(shapes.KEY_COUNT, dtype=np.int64)
+    for win_def in range(shapes.WIN_DEFINITIONS):
+        table = np.asarray(state.definition_table(win_def)).astype(np.int64)  # own = BLACK
+        for offset in range(2 * shapes.HALF):
+            empty = keys[((keys >> (2 * offset)) & 3) == 0]
+            before = table[empty]
+            after = table[empty | (shapes.WHITE << (2 * offset))]
+            assert (_fours_of(after) <= _fours_of(before)).all()
+            assert not ((after == shapes.OPEN_FOUR)
+                        & ~np.isin(before, (shapes.OPEN_FOUR, shapes.FIVE))).any()
+            assert not ((after == shapes.FIVE) & (before != shapes.FIVE)).any()
+    classes = np.asarray(state.class_table()).astype(np.int64)
+    winning = (shapes.C_OPEN_FOUR, shapes.C_DOUBLE_FOUR, shapes.C_FIVE)
+    words = np.arange(1 << 16, dtype=np.int64)
+    quads = np.stack([(words >> (4 * d)) & 15 for d in range(4)])
+    valid = (quads < shapes.SHAPES).all(axis=0) & ~np.isin(classes, winning)
+    for direction in range(4):
+        for old, new in itertools.product(range(shapes.SHAPES), repeat=2):
+            if (_fours_of(np.array(new)) > _fours_of(np.array(old))
+                    or (new == shapes.OPEN_FOUR and old not in (shapes.OPEN_FOUR, shapes.FIVE))
+                    or (new == shapes.FIVE and old != shapes.FIVE)):
+                continue
+            chosen = words[valid & (quads[direction] == old)]
+            changed = (chosen & ~(15 << (4 * direction))) | (new << (4 * direction))
+            assert not np.isin(classes[changed], winning).any(), (direction, old, new)
+
+
 @pytest.mark.skipif(PURE_PYTHON, reason="compares the compiled kernel with its Python source")
 def test_jitted_line_classifier_equals_its_python_source() -> None:
     """The same kernel run as plain Python (what NUMBA_DISABLE_JIT=1 would run)."""

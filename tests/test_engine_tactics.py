@@ -405,7 +405,7 @@ def test_under_a_threat_the_root_searches_only_the_defences() -> None:
         engine.setup([(x + 3, y + 3, c) for x, y, c in four_rich_position(rng, 9)])
         board = engine.require_board()
         colour = board.side_to_move()
-        threats = scan_threats(board.state, colour)
+        threats = scan_threats(board.state, colour, True)
         if (threats[0] >= 0 or threats[1] > 0 or threats[3] >= 0
                 or vcf(board.state, engine._search, colour, 12) > 0):
             continue  # a win of our own, or a five to block, comes first
@@ -513,7 +513,7 @@ def test_a_defender_stone_outside_the_relevance_zone_leaves_the_vcf_winning(rule
         state = board.state
         for attacker in (1, 2):
             length = vcf_line(state, search, attacker, 8, line)
-            if length == 0 or scan_threats(state, 3 - attacker)[1] > 0:
+            if length == 0 or scan_threats(state, 3 - attacker, True)[1] > 0:
                 continue  # no VCF, or the defender must block a five anyway
             count = threats.relevance_zone(state, search, 3 - attacker, line, length, zone)
             inside = {int(cell) for cell in zone[:count]}

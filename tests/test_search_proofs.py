@@ -144,12 +144,12 @@ def test_a_renju_three_whose_four_points_are_fouls_does_not_bind_white() -> None
     board.setup([(x, y, 1) for x, y in black] + [(x, y, 2) for x, y in white])
     assert board.side_to_move() == WHITE
     assert board.foul(2, 7) and board.foul(6, 7)
-    assert not scan_threats(board.state, WHITE)[4]
+    assert not scan_threats(board.state, WHITE, True)[4]
     # ... while the same three with one legal four-point binds white
     board.remove(6, 10)
     assert not board.foul(6, 7)
     board.play(14, 14, 1)  # keep the stone counts
-    assert scan_threats(board.state, WHITE)[4]
+    assert scan_threats(board.state, WHITE, True)[4]
 
 
 def test_history_and_killers_change_the_order_not_the_value() -> None:

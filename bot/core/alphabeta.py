@@ -90,7 +90,7 @@ def alphabeta(st: BoardState, ss: SearchState, depth: int, beta: int, ply: int,
         return 0
     if st.meta[M_CANDIDATES] == 0:
         return 0
-    own_five, opp_fives, opp_five, own_win_four, opp_three = scan_threats(st, colour)
+    own_five, opp_fives, opp_five, own_win_four, opp_three = scan_threats(st, colour, True)
     if own_five >= 0:
         if ply == 0:
             ctrl[C_BEST] = own_five

@@ -106,7 +106,7 @@ def refute_root_moves(st: BoardState, ss: SearchState, colour: int, checked: int
     longer defence is lost, and only when every candidate loses, which then keeps them all
     (returns 0, no filter).  Nothing is tried (0) when either side has a five to play or a
     win by an open four: the search settles those at once."""
-    own_five, opp_fives, _, own_win_four, opp_three = scan_threats(st, colour)
+    own_five, opp_fives, _, own_win_four, opp_three = scan_threats(st, colour, True)
     if own_five >= 0 or opp_fives > 0 or own_win_four >= 0:
         return 0
     count = generate_moves(st, ss, 0, colour, -1, opp_three)

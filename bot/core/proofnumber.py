@@ -135,7 +135,7 @@ def _expand(st: BoardState, ss: SearchState, attacker: int, attacking: int, quie
     decided nothing then."""
     defender = 3 - attacker
     mover = attacker if attacking == ATTACKING else defender
-    own_five, opp_fives, opp_five, own_win_four, opp_three = scan_threats(st, mover)
+    own_five, opp_fives, opp_five, own_win_four, opp_three = scan_threats(st, mover, True)
     moves = ss.moves[ply]
     if attacking == ATTACKING:
         if own_five >= 0:
@@ -204,7 +204,7 @@ def _unanswered_plies(st: BoardState, ss: SearchState, attacker: int, quiet: int
     attacker's win by ``quiet`` fours, which every cell outside its relevance zone leaves
     standing, however quickly the replies inside the zone lose; else 0 (an untried reply
     leaves a five or an open four, which win no later than any tried reply loses)."""
-    _, opp_fives, _, _, opp_three = scan_threats(st, 3 - attacker)
+    _, opp_fives, _, _, opp_three = scan_threats(st, 3 - attacker, True)
     if opp_fives > 0 or opp_three or quiet <= 0:
         return 0
     return vcf(st, ss, attacker, quiet)

@@ -44,13 +44,15 @@ def cells_of_class(st: BoardState, colour: int, lowest: int) -> int:
     return int(count)
 
 
-@kernel()
-def scan_threats(st: BoardState, colour: int) -> tuple[int, int, int, int, bool]:
+@kernel("Tuple((int64, int64, int64, int64, boolean))(state, int64, boolean)")
+def scan_threats(st: BoardState, colour: int, with_threes: bool) -> tuple[
+        int, int, int, int, bool]:
     """(own five cell or -1, opponent five count, an opponent five cell, own winning four cell
     (open four, or double four where legal) or -1, opponent has an open three: a cell where
     it makes an open four and may legally play, so a renju three whose four-points are all
-    fouls for black is no threat).  The five cells are the last of their kind in candidate
-    order, the winning four the first legal one.  The class counts (a five cell is always a
+    fouls for black is no threat; looked for only ``with_threes``, else False: its scan may
+    check fouls).  The five cells are the last of their kind in candidate order, the winning
+    four the first legal one.  The class counts (a five cell is always a
     candidate) say which of them exist, so the scans look only for those and stop once found:
     the fives from the end of the list, the fours from its start."""
     own, opp = np.uint64(colour - 1), np.uint64(2 - colour)  # (unsigned indices)
@@ -59,7 +61,7 @@ def scan_threats(st: BoardState, colour: int) -> tuple[int, int, int, int, bool]
     own_fives = st.meta[own_base + C_FIVE]
     opp_fives = st.meta[opp_base + C_FIVE]
     own_wins_left = st.meta[own_base + C_OPEN_FOUR] + st.meta[own_base + C_DOUBLE_FOUR]
-    opp_fours_left = st.meta[opp_base + C_OPEN_FOUR]
+    opp_fours_left = st.meta[opp_base + C_OPEN_FOUR] if with_threes else 0
     own_five, opp_five = -1, -1
     if own_fives > 0 or opp_fives > 0:
         for i in range(st.meta[M_CANDIDATES] - 1, -1, -1):
@@ -201,6 +203,13 @@ def _play_four(st: BoardState, scratch: np.ndarray, colour: int, cell: int, opp_
     return FOUR_BLOCKED, int(scratch[0])
 
 
+@kernel("boolean(state, int64)")
+def _no_winning_four(st: BoardState, colour: int) -> bool:
+    """``colour`` has no cell where it makes an open four or a double four."""
+    base = M_CLASS_COUNTS + (colour - 1) * CLASSES
+    return bool(st.meta[base + C_OPEN_FOUR] + st.meta[base + C_DOUBLE_FOUR] == 0)
+
+
 @kernel("int64(state, search, int64, int64)")
 def vcf(st: BoardState, ss: SearchState, colour: int, fours_left: int) -> int:
     """Plies to a win by continuous fours for ``colour`` to move, or 0 if none is found within
@@ -215,7 +224,7 @@ def vcf(st: BoardState, ss: SearchState, colour: int, fours_left: int) -> int:
     ctrl[C_TSS_NODES] += 1
     if out_of_budget(ctrl):
         return 0
-    own_five, opp_fives, opp_five, own_win_four, _ = scan_threats(st, colour)
+    own_five, opp_fives, opp_five, own_win_four, _ = scan_threats(st, colour, False)
     if own_five >= 0:
         return 1
     if opp_fives >= 2:
@@ -243,6 +252,13 @@ def vcf(st: BoardState, ss: SearchState, colour: int, fours_left: int) -> int:
             continue
         if kind == FOUR_WINS:
             found = 3
+        elif fours_left == 1 and _no_winning_four(st, colour):
+            # the last four allowed left no open four nor double four, and the block cannot
+            # make one (an opponent stone never adds to a colour's fours: tests/
+            # test_core_shapes.py), so the search after the block would find nothing: it is
+            # not played, only counted as if it ran (the same nodes, 10% less time)
+            ctrl[C_NODES] += 1
+            ctrl[C_TSS_NODES] += 1
         else:
             make(st, block, other)
             rest = vcf(st, ss, colour, fours_left - 1)
@@ -289,7 +305,7 @@ def vcf_line(st: BoardState, ss: SearchState, colour: int, fours: int,
     n = 0
     made = 0
     while True:
-        own_five, opp_fives, opp_five, own_win_four, _ = scan_threats(st, colour)
+        own_five, opp_fives, opp_five, own_win_four, _ = scan_threats(st, colour, False)
         if own_five >= 0:
             line[n] = own_five
             n += 1
@@ -422,7 +438,7 @@ def _replay_vcf(st: BoardState, ss: SearchState, attacker: int, line: np.ndarray
     plies = 0
     i = 0
     while True:
-        own_five, opp_fives, opp_five, own_win_four, _ = scan_threats(st, attacker)
+        own_five, opp_fives, opp_five, own_win_four, _ = scan_threats(st, attacker, False)
         if own_five >= 0:
             plies = made + 1
             break
@@ -543,7 +559,7 @@ def relevance_zone(st: BoardState, ss: SearchState, defender: int, line: np.ndar
         made = 0
         i = 0
         while i < length:
-            own_five, opp_fives, opp_five, own_win_four, _ = scan_threats(st, attacker)
+            own_five, opp_fives, opp_five, own_win_four, _ = scan_threats(st, attacker, False)
             if own_five >= 0 or (opp_fives == 0 and own_win_four >= 0):
                 break
             if st.board[line[i]] != EMPTY or st.classes[attacker - 1, line[i]] < C_FOUR:
@@ -725,7 +741,7 @@ def _vct(st: BoardState, ss: SearchState, attacker: int, attacking: int, threats
         return 0
     quiet = ctrl[C_TSS_QUIET]
     mover = attacker if attacking == ATTACKING else 3 - attacker
-    own_five, opp_fives, opp_five, own_win_four, opp_three = scan_threats(st, mover)
+    own_five, opp_fives, opp_five, own_win_four, opp_three = scan_threats(st, mover, True)
     if attacking == ATTACKING:
         if own_five >= 0:
             if ply == ROOT_PLY:
@@ -758,7 +774,7 @@ def _vct(st: BoardState, ss: SearchState, attacker: int, attacking: int, threats
                 playable = threat
                 spent = int(threat)
                 if not threat:
-                    _, _, _, _, playable = scan_threats(st, 3 - attacker)  # a three stands
+                    _, _, _, _, playable = scan_threats(st, 3 - attacker, True)  # a three stands
                     if not playable and quiet > 0 and vcf(st, ss, attacker, quiet) > 0:
                         playable = True
                         spent = 1

@@ -264,6 +264,40 @@ def test_vcf_with_its_memo_agrees_with_brute_force(rule: int) -> None:
     assert wins >= scaled(60) // 10  # the positions do hold wins to find
 
 
+@pytest.mark.parametrize("rule", [0, 1, 4, 8, 9])
+def test_a_stone_read_from_the_line_keys_leaves_the_winning_fours_playing_it_leaves(
+        rule: int) -> None:
+    """What the VCF reads instead of playing its last four (threats._leaves_no_winning_four)
+    equals what make and the class counts say, on every empty cell of four-rich positions
+    where the side to move has no open four nor double four yet."""
+    from bot.core.moves import make, unmake
+
+    rng = random.Random(30 + rule)
+    engine = Engine()
+    compared = fours = 0
+    for _ in range(scaled(80)):
+        engine.new_game(11, 11, rule)
+        engine.setup(four_rich_position(rng, 11))
+        board = engine.require_board()
+        st = board.state
+        for colour in (1, 2):
+            if not threats._no_winning_four(st, colour):
+                continue
+            for x in range(11):
+                for y in range(11):
+                    cell = board.cell(x, y)
+                    if st.board[cell] != 0:
+                        continue
+                    read = bool(threats._leaves_no_winning_four(st, cell, colour))
+                    fours += st.classes[colour - 1, cell] >= C_FOUR
+                    make(st, cell, colour)
+                    played = bool(threats._no_winning_four(st, colour))
+                    unmake(st)
+                    assert read == played, (rule, colour, (x, y), board.moves())
+                    compared += not played
+    assert compared > scaled(80) and fours >= scaled(80) // 4  # winning fours made, fours
+
+
 @pytest.mark.pure_python
 @pytest.mark.parametrize("rule", [0, 1, 4])
 def test_double_three_wins_agree_with_brute_force_and_are_threat_wins(rule: int) -> None:

@@ -11,8 +11,8 @@ from bot.core.searchstate import (
     SearchState,
 )
 from bot.core.shapes import (
-    BLACK, C_DOUBLE_FOUR, C_DOUBLE_THREE, C_FIVE, C_FOUR, C_OPEN_FOUR, C_OPEN_THREE, C_OPEN_TWO,
-    CLASSES, EMPTY, OPEN_THREE, OVERLINE,
+    BLACK, C_DOUBLE_FOUR, C_DOUBLE_THREE, C_FIVE, C_FOUR, C_FOUR_THREE, C_OPEN_FOUR,
+    C_OPEN_THREE, C_OPEN_TWO, CLASSES, EMPTY, OPEN_THREE, OVERLINE, WALL,
 )
 from bot.core.state import (
     M_CANDIDATES, M_CLASS_COUNTS, M_RULE, M_SIZE, PAD, RULE_CARO, RULE_RENJU, BoardState,
@@ -210,6 +210,45 @@ def _no_winning_four(st: BoardState, colour: int) -> bool:
     return bool(st.meta[base + C_OPEN_FOUR] + st.meta[base + C_DOUBLE_FOUR] == 0)
 
 
+@kernel("boolean(state, int64, int64, int64)")
+def _makes_winning_four(st: BoardState, cell: int, colour: int, direction: int) -> bool:
+    """Whether a ``colour`` stone on the empty ``cell`` would give ``colour`` a cell along
+    ``direction`` where it makes an open four or a double four, read from the line keys
+    without playing it (the cells of the line whose shapes the stone changes)."""
+    side = np.uint64(colour - 1)
+    line = np.uint64(direction)
+    step = st.steps[line]
+    shift = 4 * direction
+    keep = np.int64(0xFFFF) ^ (np.int64(15) << shift)
+    for sign in (1, -1):
+        for distance in range(1, PAD + 1):
+            other = cell + sign * distance * step
+            at = np.uint64(other)
+            stone = st.board[at]
+            if stone == WALL:
+                break
+            if stone != EMPTY:
+                continue
+            offset = PAD - distance if sign == 1 else PAD - 1 + distance  # (as _toggle_lines)
+            key = np.int64(st.keys[at, line]) ^ (np.int64(colour) << (2 * offset))
+            shape = (np.int64(st.shape_table[np.uint64(key)]) >> (4 * (colour - 1))) & 15
+            word = (np.int64(st.words[side, at]) & keep) | (shape << shift)
+            kind = st.class_table[np.uint64(word)]
+            if kind == C_OPEN_FOUR or kind == C_DOUBLE_FOUR:
+                return True
+    return False
+
+
+@kernel("boolean(state, int64, int64)")
+def _leaves_no_winning_four(st: BoardState, cell: int, colour: int) -> bool:
+    """Whether ``colour``, which has no cell where it makes an open four or a double four, still
+    has none with a stone on the empty ``cell`` (only the cells of its lines change)."""
+    for direction in range(4):
+        if _makes_winning_four(st, cell, colour, direction):
+            return False
+    return True
+
+
 @kernel("int64(state, search, int64, int64)")
 def vcf(st: BoardState, ss: SearchState, colour: int, fours_left: int) -> int:
     """Plies to a win by continuous fours for ``colour`` to move, or 0 if none is found within
@@ -240,13 +279,27 @@ def vcf(st: BoardState, ss: SearchState, colour: int, fours_left: int) -> int:
         return known
     other = 3 - colour
     found = 0
+    # With one four left, a four that leaves no open four nor double four wins nothing (below):
+    # seen from the line keys, unplayed, where nothing else it does can win: no open four nor
+    # double four stands now, it is a single four (one completion) and its block is legal
+    # (not black's under renju).
+    read_last = (fours_left == 1 and _no_winning_four(st, colour)
+                 and not (other == BLACK and (st.meta[M_RULE] & RULE_RENJU) != 0))
     for i in range(st.meta[M_CANDIDATES]):
         if fours == 0:  # every four tried
             break
         cell = st.candidates[i]
-        if st.classes[np.uint64(colour - 1), np.uint64(cell)] < C_FOUR:  # (unsigned: no
-            continue  # negative-index wraparound, as in moves._refresh_shapes)
+        kind_here = st.classes[np.uint64(colour - 1), np.uint64(cell)]  # (unsigned: no
+        if kind_here < C_FOUR:  # negative-index wraparound, as in moves._refresh_shapes)
+            continue
         fours -= 1
+        if (read_last and kind_here <= C_FOUR_THREE and (opp_fives == 0 or cell == opp_five)
+                and is_legal(st, cell, colour) and _leaves_no_winning_four(st, cell, colour)):
+            ctrl[C_NODES] += 1  # (counted as the search after its block, below)
+            ctrl[C_TSS_NODES] += 1
+            if out_of_budget(ctrl):
+                break
+            continue
         kind, block = _play_four(st, ss.scratch, colour, cell, opp_fives, opp_five)
         if kind == NOT_A_FOUR:
             continue

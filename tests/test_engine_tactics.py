@@ -298,6 +298,40 @@ def test_a_stone_read_from_the_line_keys_leaves_the_winning_fours_playing_it_lea
     assert compared > scaled(80) and fours >= scaled(80) // 4  # winning fours made, fours
 
 
+@pytest.mark.parametrize("rule", [0, 1, 4, 8, 9])
+def test_winning_fours_read_after_an_opponent_stone_are_those_the_scan_finds_after_it(
+        rule: int) -> None:
+    """What the df-pn reads instead of playing a defender's reply (threats.wins_by_four_after)
+    equals the threat scan after make, on every empty cell of four-rich positions, for both
+    colours; it may decline (-1) only for black under renju."""
+    from bot.core.moves import make, unmake
+
+    rng = random.Random(50 + rule)
+    engine = Engine()
+    cells = np.zeros(1024, dtype=np.int64)
+    outcomes = [0, 0, 0]  # declined, no win left, a win left
+    for _ in range(scaled(80)):
+        engine.new_game(11, 11, rule)
+        engine.setup(four_rich_position(rng, 11))
+        board = engine.require_board()
+        st = board.state
+        for colour in (1, 2):
+            count = threats.winning_four_cells(st, colour, cells)
+            for x in range(11):
+                for y in range(11):
+                    stone = board.cell(x, y)
+                    if st.board[stone] != 0:
+                        continue
+                    read = int(threats.wins_by_four_after(st, colour, cells, count, stone))
+                    make(st, stone, 3 - colour)
+                    played = int(scan_threats(st, colour, False)[3] >= 0)
+                    unmake(st)
+                    outcomes[read + 1] += 1
+                    assert read in (played, -1), (rule, colour, (x, y), board.moves())
+                    assert read >= 0 or (rule == 4 and colour == 1)
+    assert outcomes[1] > scaled(80) and outcomes[2] > scaled(80), outcomes
+
+
 @pytest.mark.pure_python
 @pytest.mark.parametrize("rule", [0, 1, 4])
 def test_double_three_wins_agree_with_brute_force_and_are_threat_wins(rule: int) -> None:

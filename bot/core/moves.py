@@ -197,14 +197,14 @@ def shape_at(st: BoardState, cell: int, colour: int, direction: int) -> int:
     return int((st.words[colour - 1, cell] >> (4 * direction)) & 15)
 
 
-@kernel("int64(state, int64)")
-def foul_kind(st: BoardState, cell: int) -> int:
-    """Renju foul of a black stone on the empty ``cell``: FOUL_* (a five is never a foul).
+FOUL_UNKNOWN = -1  # foul_of_word: two open threes, whose reality only the board tells
 
-    A three counts only if one more black stone, itself not a foul, makes a straight four
-    through it; that check recurses on the board with the stone placed (make/unmake).
-    """
-    word = st.words[0, cell]
+
+@kernel("int64(int64)")
+def foul_of_word(word: int) -> int:
+    """The renju foul a black stone makes with the four shapes ``word`` (bot.core.state's
+    words): FOUL_*, or FOUL_UNKNOWN when it makes two open threes or more and no other foul
+    (``foul_kind`` then asks the board whether they are real)."""
     fours = 0
     open_threes = 0
     overline = False
@@ -224,8 +224,20 @@ def foul_kind(st: BoardState, cell: int) -> int:
         return FOUL_OVERLINE
     if fours >= 2:
         return FOUL_DOUBLE_FOUR
-    if open_threes < 2:
-        return FOUL_NONE
+    return FOUL_NONE if open_threes < 2 else FOUL_UNKNOWN
+
+
+@kernel("int64(state, int64)")
+def foul_kind(st: BoardState, cell: int) -> int:
+    """Renju foul of a black stone on the empty ``cell``: FOUL_* (a five is never a foul).
+
+    A three counts only if one more black stone, itself not a foul, makes a straight four
+    through it; that check recurses on the board with the stone placed (make/unmake).
+    """
+    word = st.words[0, cell]
+    foul = foul_of_word(int(word))
+    if foul != FOUL_UNKNOWN:
+        return foul
     valued = suspend_values(st)
     make(st, cell, BLACK)
     real_threes = 0

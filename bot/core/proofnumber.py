@@ -15,13 +15,15 @@ from __future__ import annotations
 from bot.core import arrays
 from bot.core.jit import int64, kernel, np
 from bot.core.moves import make, resume_values, suspend_values, unmake
-from bot.core.searchstate import C_TSS_LIMIT, C_TSS_MOVE, C_TSS_NODES, MAX_PLY, SearchState
+from bot.core.searchstate import (
+    C_NODES, C_TSS_LIMIT, C_TSS_MOVE, C_TSS_NODES, MAX_PLY, SearchState,
+)
 from bot.core.shapes import C_FIVE, C_FOUR
 from bot.core.state import M_CANDIDATES, BoardState
 from bot.core.threats import (
     CELL_MASK, DEFENDER_VCF_FOURS, QUIET_KEY, VCT_KEY, attacker_moves, cells_of_class,
     defender_replies, is_legal, keep_relevant, out_of_budget, relevance_zone, scan_threats,
-    three_answers, vcf, vcf_key, vcf_line,
+    three_answers, vcf, vcf_key, vcf_line, winning_four_cells, wins_by_four_after,
 )
 
 INFINITE = 1 << 40  # the proof (disproof) number of a node proved lost (won) for the attacker
@@ -249,13 +251,23 @@ def _mid(st: BoardState, ss: SearchState, keys: np.ndarray, data: np.ndarray, at
         # be sought after every reply, most of them never visited: it cost more than it saved);
         # a reply that makes a four of the defender's is never one of them (the attacker must
         # block it, and has no five: it would have been the only reply), so it is not played
+        # (read from the line keys where they tell, unplayed: the attacker's winning fours
+        # after the reply, as the search of NO_FOURS fours would find them, and so counted)
+        winning = ss.scores[ply]
+        wins = winning_four_cells(st, attacker, winning)
         for i in range(count):
             cell = moves[i] & CELL_MASK
             if st.classes[np.uint64(mover - 1), np.uint64(cell)] >= C_FOUR:
                 continue
-            make(st, cell, mover)
-            plies = vcf(st, ss, attacker, NO_FOURS)
-            unmake(st)
+            read = wins_by_four_after(st, attacker, winning, wins, cell)
+            if read >= 0:
+                ctrl[C_NODES] += 1
+                ctrl[C_TSS_NODES] += 1
+                plies = 3 * read if not out_of_budget(ctrl) else 0
+            else:
+                make(st, cell, mover)
+                plies = vcf(st, ss, attacker, NO_FOURS)
+                unmake(st)
             if plies > 0:
                 _store(keys, data, key ^ st.zobrist[0, mover, cell] ^ child_key_flip, 0,
                        INFINITE, plies, 0)

@@ -5,7 +5,9 @@ a VCF)."""
 from __future__ import annotations
 
 from bot.core.jit import int64, kernel, np
-from bot.core.moves import foul_kind, make, resume_values, suspend_values, unmake
+from bot.core.moves import (
+    FOUL_NONE, FOUL_UNKNOWN, foul_kind, foul_of_word, make, resume_values, suspend_values, unmake,
+)
 from bot.core.searchstate import (
     C_NODES, C_STOP, C_THREAT_EPOCH, C_TSS_LIMIT, C_TSS_MOVE, C_TSS_NODES, C_TSS_QUIET, MAX_PLY,
     SearchState,
@@ -210,29 +212,36 @@ def _no_winning_four(st: BoardState, colour: int) -> bool:
     return bool(st.meta[base + C_OPEN_FOUR] + st.meta[base + C_DOUBLE_FOUR] == 0)
 
 
+@kernel("int64(state, int64, int64, int64, int64, int64)")
+def _word_with_stone(st: BoardState, cell: int, side: int, direction: int, offset: int,
+                     stone: int) -> int:
+    """The shape word (bot.core.state's words) of colour ``side + 1`` on the empty ``cell``
+    were a ``stone`` (a colour) put ``offset`` steps away along ``direction`` (-PAD..PAD, not
+    0), read from the line key as make would update it (``_toggle_lines``)."""
+    at = np.uint64(cell)
+    shift = 4 * direction
+    bits = 2 * (PAD - 1 + offset) if offset > 0 else 2 * (PAD + offset)
+    key = np.int64(st.keys[at, np.uint64(direction)]) ^ (np.int64(stone) << bits)
+    shape = (np.int64(st.shape_table[np.uint64(key)]) >> (4 * side)) & 15
+    keep = np.int64(0xFFFF) ^ (np.int64(15) << shift)
+    return int((np.int64(st.words[np.uint64(side), at]) & keep) | (shape << shift))
+
+
 @kernel("boolean(state, int64, int64, int64)")
 def _makes_winning_four(st: BoardState, cell: int, colour: int, direction: int) -> bool:
     """Whether a ``colour`` stone on the empty ``cell`` would give ``colour`` a cell along
     ``direction`` where it makes an open four or a double four, read from the line keys
     without playing it (the cells of the line whose shapes the stone changes)."""
-    side = np.uint64(colour - 1)
-    line = np.uint64(direction)
-    step = st.steps[line]
-    shift = 4 * direction
-    keep = np.int64(0xFFFF) ^ (np.int64(15) << shift)
+    step = st.steps[direction]
     for sign in (1, -1):
         for distance in range(1, PAD + 1):
             other = cell + sign * distance * step
-            at = np.uint64(other)
-            stone = st.board[at]
+            stone = st.board[np.uint64(other)]
             if stone == WALL:
                 break
             if stone != EMPTY:
                 continue
-            offset = PAD - distance if sign == 1 else PAD - 1 + distance  # (as _toggle_lines)
-            key = np.int64(st.keys[at, line]) ^ (np.int64(colour) << (2 * offset))
-            shape = (np.int64(st.shape_table[np.uint64(key)]) >> (4 * (colour - 1))) & 15
-            word = (np.int64(st.words[side, at]) & keep) | (shape << shift)
+            word = _word_with_stone(st, other, colour - 1, direction, -sign * distance, colour)
             kind = st.class_table[np.uint64(word)]
             if kind == C_OPEN_FOUR or kind == C_DOUBLE_FOUR:
                 return True
@@ -247,6 +256,56 @@ def _leaves_no_winning_four(st: BoardState, cell: int, colour: int) -> bool:
         if _makes_winning_four(st, cell, colour, direction):
             return False
     return True
+
+
+@kernel("int64(state, int64, int64[::1])")
+def winning_four_cells(st: BoardState, colour: int, cells: np.ndarray) -> int:
+    """Write to ``cells`` the candidate cells where ``colour`` makes an open four or a double
+    four (legal or not); returns how many."""
+    base = M_CLASS_COUNTS + (colour - 1) * CLASSES
+    wanted = st.meta[base + C_OPEN_FOUR] + st.meta[base + C_DOUBLE_FOUR]
+    side = np.uint64(colour - 1)
+    n = 0
+    for i in range(st.meta[M_CANDIDATES]):
+        if n == wanted:
+            break
+        cell = st.candidates[i]
+        kind = st.classes[side, np.uint64(cell)]
+        if kind == C_OPEN_FOUR or kind == C_DOUBLE_FOUR:
+            cells[n] = cell
+            n += 1
+    return n
+
+
+@kernel("int64(state, int64, int64[::1], int64, int64)")
+def wins_by_four_after(st: BoardState, colour: int, cells: np.ndarray, count: int,
+                       stone: int) -> int:
+    """Were an opponent stone put on the empty ``stone``: 1 if one of ``cells[:count]`` (from
+    ``winning_four_cells``: an opponent stone makes no new ones) would still give ``colour`` an
+    open four or a double four and be legal, 0 if none would, -1 when that needs a renju foul
+    check of the board (two open threes of black's).  Read from the line keys, unplayed."""
+    side = colour - 1
+    renju_black = colour == BLACK and (st.meta[M_RULE] & RULE_RENJU) != 0
+    unknown = False
+    for i in range(count):
+        cell = cells[i]
+        if cell == stone:
+            continue
+        word = int(st.words[np.uint64(side), np.uint64(cell)])
+        apart = stone - cell
+        for direction in range(4):  # (the stone's line, if it lies within PAD: at most one)
+            step = st.steps[direction]
+            if apart % step == 0 and abs(apart // step) <= PAD:
+                word = _word_with_stone(st, cell, side, direction, apart // step, 3 - colour)
+                break
+        kind = st.class_table[np.uint64(word)]
+        if kind != C_OPEN_FOUR and kind != C_DOUBLE_FOUR:
+            continue
+        foul = foul_of_word(word) if renju_black else FOUL_NONE
+        if foul == FOUL_NONE:
+            return 1
+        unknown = unknown or foul == FOUL_UNKNOWN
+    return -1 if unknown else 0
 
 
 @kernel("int64(state, search, int64, int64)")

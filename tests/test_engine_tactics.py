@@ -264,6 +264,22 @@ def test_vcf_with_its_memo_agrees_with_brute_force(rule: int) -> None:
     assert wins >= scaled(60) // 10  # the positions do hold wins to find
 
 
+def empty_cells_of_four_rich_positions(seed: int, rule: int) -> Iterator[tuple[Board, int, int]]:
+    """(board, colour, cell) for both colours and every empty cell of four-rich 11x11
+    positions under ``rule``, the board left as it was after each."""
+    rng = random.Random(seed)
+    engine = Engine()
+    for _ in range(scaled(80)):
+        engine.new_game(11, 11, rule)
+        engine.setup(four_rich_position(rng, 11))
+        board = engine.require_board()
+        for colour in (1, 2):
+            for x in range(11):
+                for y in range(11):
+                    if board.stone(x, y) == 0:
+                        yield board, colour, board.cell(x, y)
+
+
 @pytest.mark.parametrize("rule", [0, 1, 4, 8, 9])
 def test_a_stone_read_from_the_line_keys_leaves_the_winning_fours_playing_it_leaves(
         rule: int) -> None:
@@ -272,29 +288,18 @@ def test_a_stone_read_from_the_line_keys_leaves_the_winning_fours_playing_it_lea
     where the side to move has no open four nor double four yet."""
     from bot.core.moves import make, unmake
 
-    rng = random.Random(30 + rule)
-    engine = Engine()
     compared = fours = 0
-    for _ in range(scaled(80)):
-        engine.new_game(11, 11, rule)
-        engine.setup(four_rich_position(rng, 11))
-        board = engine.require_board()
+    for board, colour, cell in empty_cells_of_four_rich_positions(30 + rule, rule):
         st = board.state
-        for colour in (1, 2):
-            if not threats._no_winning_four(st, colour):
-                continue
-            for x in range(11):
-                for y in range(11):
-                    cell = board.cell(x, y)
-                    if st.board[cell] != 0:
-                        continue
-                    read = bool(threats._leaves_no_winning_four(st, cell, colour))
-                    fours += st.classes[colour - 1, cell] >= C_FOUR
-                    make(st, cell, colour)
-                    played = bool(threats._no_winning_four(st, colour))
-                    unmake(st)
-                    assert read == played, (rule, colour, (x, y), board.moves())
-                    compared += not played
+        if not threats._no_winning_four(st, colour):
+            continue
+        read = bool(threats._leaves_no_winning_four(st, cell, colour))
+        fours += st.classes[colour - 1, cell] >= C_FOUR
+        make(st, cell, colour)
+        played = bool(threats._no_winning_four(st, colour))
+        unmake(st)
+        assert read == played, (rule, colour, board.point(cell), board.moves())
+        compared += not played
     assert compared > scaled(80) and fours >= scaled(80) // 4  # winning fours made, fours
 
 
@@ -306,29 +311,18 @@ def test_winning_fours_read_after_an_opponent_stone_are_those_the_scan_finds_aft
     colours; it may decline (-1) only for black under renju."""
     from bot.core.moves import make, unmake
 
-    rng = random.Random(50 + rule)
-    engine = Engine()
     cells = np.zeros(1024, dtype=np.int64)
     outcomes = [0, 0, 0]  # declined, no win left, a win left
-    for _ in range(scaled(80)):
-        engine.new_game(11, 11, rule)
-        engine.setup(four_rich_position(rng, 11))
-        board = engine.require_board()
+    for board, colour, stone in empty_cells_of_four_rich_positions(50 + rule, rule):
         st = board.state
-        for colour in (1, 2):
-            count = threats.winning_four_cells(st, colour, cells)
-            for x in range(11):
-                for y in range(11):
-                    stone = board.cell(x, y)
-                    if st.board[stone] != 0:
-                        continue
-                    read = int(threats.wins_by_four_after(st, colour, cells, count, stone))
-                    make(st, stone, 3 - colour)
-                    played = int(scan_threats(st, colour, False)[3] >= 0)
-                    unmake(st)
-                    outcomes[read + 1] += 1
-                    assert read in (played, -1), (rule, colour, (x, y), board.moves())
-                    assert read >= 0 or (rule == 4 and colour == 1)
+        count = threats.winning_four_cells(st, colour, cells)
+        read = int(threats.wins_by_four_after(st, colour, cells, count, stone))
+        make(st, stone, 3 - colour)
+        played = int(scan_threats(st, colour, False)[3] >= 0)
+        unmake(st)
+        outcomes[read + 1] += 1
+        assert read in (played, -1), (rule, colour, board.point(stone), board.moves())
+        assert read >= 0 or (rule == 4 and colour == 1)
     assert outcomes[1] > scaled(80) and outcomes[2] > scaled(80), outcomes
 
 

@@ -950,11 +950,24 @@ def _vct(st: BoardState, ss: SearchState, attacker: int, attacking: int, threats
     if opp_three:
         replies = ss.moves[ply]
         count = three_answers(st, defender, replies)
+        # a reply after which the attacker keeps an open four or a double four (and the
+        # defender makes no four) is lost at the next node's first test: read from the line
+        # keys, unplayed, and counted as that node
+        winning = ss.scores[ply]
+        wins = winning_four_cells(st, attacker, winning)
         for i in range(defender_replies(st, defender, replies, count)):
             cell = replies[i] & CELL_MASK
-            make(st, cell, defender)
-            found = _vct(st, ss, attacker, ATTACKING, threats_left, ply + 1)
-            unmake(st)
+            read = -1
+            if st.classes[np.uint64(defender - 1), np.uint64(cell)] < C_FOUR:
+                read = wins_by_four_after(st, attacker, winning, wins, cell)
+            if read == 1:
+                ctrl[C_TSS_NODES] += 1
+                found = 0 if (ctrl[C_STOP] != 0 or ctrl[C_TSS_NODES] > ctrl[C_TSS_LIMIT]
+                              or ply + 1 >= MAX_PLY) else 3
+            else:
+                make(st, cell, defender)
+                found = _vct(st, ss, attacker, ATTACKING, threats_left, ply + 1)
+                unmake(st)
             if found == 0:
                 return 0
             longest = max(longest, found)

@@ -227,11 +227,14 @@ def _word_with_stone(st: BoardState, cell: int, side: int, direction: int, offse
     return int((np.int64(st.words[np.uint64(side), at]) & keep) | (shape << shift))
 
 
-@kernel("boolean(state, int64, int64, int64)")
-def _makes_winning_four(st: BoardState, cell: int, colour: int, direction: int) -> bool:
-    """Whether a ``colour`` stone on the empty ``cell`` would give ``colour`` a cell along
-    ``direction`` where it makes an open four or a double four, read from the line keys
-    without playing it (the cells of the line whose shapes the stone changes)."""
+@kernel("boolean(state, int64, int64, int64, boolean)")
+def _line_may_win_more(st: BoardState, cell: int, colour: int, direction: int,
+                       black_blocks: bool) -> bool:
+    """Whether a ``colour`` stone on the empty ``cell`` could win along ``direction`` more than
+    a four whose block stops it: a cell of the line where ``colour`` would then make an open
+    four or a double four or, when the opponent is black under renju (``black_blocks``), a
+    five that black might not be allowed to block.  Read from the line keys without playing
+    the stone (the cells of the line whose shapes it changes)."""
     step = st.steps[direction]
     for sign in (1, -1):
         for distance in range(1, PAD + 1):
@@ -245,17 +248,22 @@ def _makes_winning_four(st: BoardState, cell: int, colour: int, direction: int) 
             kind = st.class_table[np.uint64(word)]
             if kind == C_OPEN_FOUR or kind == C_DOUBLE_FOUR:
                 return True
+            if kind == C_FIVE and black_blocks and foul_of_word(_word_with_stone(
+                    st, other, 0, direction, -sign * distance, colour)) != FOUL_NONE:
+                return True
     return False
 
 
 @kernel("boolean(state, int64, int64)")
-def _leaves_no_winning_four(st: BoardState, cell: int, colour: int) -> bool:
-    """Whether ``colour``, which has no cell where it makes an open four or a double four, still
-    has none with a stone on the empty ``cell`` (only the cells of its lines change)."""
+def _four_may_win_more(st: BoardState, cell: int, colour: int) -> bool:
+    """Whether a ``colour`` stone on the empty ``cell`` could win more than a blocked four:
+    ``_line_may_win_more`` along any line (``colour`` has no open four nor double four now, so
+    only the cells of the stone's lines could make one)."""
+    black_blocks = colour != BLACK and (st.meta[M_RULE] & RULE_RENJU) != 0
     for direction in range(4):
-        if _makes_winning_four(st, cell, colour, direction):
-            return False
-    return True
+        if _line_may_win_more(st, cell, colour, direction, black_blocks):
+            return True
+    return False
 
 
 @kernel("int64(state, int64, int64[::1])")
@@ -340,10 +348,8 @@ def vcf(st: BoardState, ss: SearchState, colour: int, fours_left: int) -> int:
     found = 0
     # With one four left, a four that leaves no open four nor double four wins nothing (below):
     # seen from the line keys, unplayed, where nothing else it does can win: no open four nor
-    # double four stands now, it is a single four (one completion) and its block is legal
-    # (not black's under renju).
-    read_last = (fours_left == 1 and _no_winning_four(st, colour)
-                 and not (other == BLACK and (st.meta[M_RULE] & RULE_RENJU) != 0))
+    # double four stands now, it is a single four (one completion) and its block is legal.
+    read_last = fours_left == 1 and _no_winning_four(st, colour)
     for i in range(st.meta[M_CANDIDATES]):
         if fours == 0:  # every four tried
             break
@@ -353,7 +359,7 @@ def vcf(st: BoardState, ss: SearchState, colour: int, fours_left: int) -> int:
             continue
         fours -= 1
         if (read_last and kind_here <= C_FOUR_THREE and (opp_fives == 0 or cell == opp_five)
-                and is_legal(st, cell, colour) and _leaves_no_winning_four(st, cell, colour)):
+                and is_legal(st, cell, colour) and not _four_may_win_more(st, cell, colour)):
             ctrl[C_NODES] += 1  # (counted as the search after its block, below)
             ctrl[C_TSS_NODES] += 1
             if out_of_budget(ctrl):

@@ -15,15 +15,13 @@ from __future__ import annotations
 from bot.core import arrays
 from bot.core.jit import int64, kernel, np
 from bot.core.moves import make, resume_values, suspend_values, unmake
-from bot.core.searchstate import (
-    C_NODES, C_TSS_LIMIT, C_TSS_MOVE, C_TSS_NODES, MAX_PLY, SearchState,
-)
+from bot.core.searchstate import C_TSS_LIMIT, C_TSS_MOVE, C_TSS_NODES, MAX_PLY, SearchState
 from bot.core.shapes import C_FIVE, C_FOUR
 from bot.core.state import M_CANDIDATES, BoardState
 from bot.core.threats import (
     CELL_MASK, DEFENDER_VCF_FOURS, QUIET_KEY, VCT_KEY, attacker_moves, cells_of_class,
-    defender_replies, is_legal, keep_relevant, out_of_budget, relevance_zone, scan_threats,
-    three_answers, vcf, vcf_key, vcf_line, winning_four_cells, wins_by_four_after,
+    count_vcf_node, defender_replies, is_legal, keep_relevant, out_of_budget, relevance_zone,
+    scan_threats, three_answers, vcf, vcf_key, vcf_line, winning_four_cells, wins_by_four_after,
 )
 
 INFINITE = 1 << 40  # the proof (disproof) number of a node proved lost (won) for the attacker
@@ -261,9 +259,7 @@ def _mid(st: BoardState, ss: SearchState, keys: np.ndarray, data: np.ndarray, at
                 continue
             read = wins_by_four_after(st, attacker, winning, wins, cell)
             if read >= 0:
-                ctrl[C_NODES] += 1
-                ctrl[C_TSS_NODES] += 1
-                plies = 3 * read if not out_of_budget(ctrl) else 0
+                plies = 0 if count_vcf_node(ctrl) else 3 * read
             else:
                 make(st, cell, mover)
                 plies = vcf(st, ss, attacker, NO_FOURS)

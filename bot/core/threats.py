@@ -124,6 +124,16 @@ def out_of_budget(ctrl: np.ndarray) -> bool:
                 or (ctrl[C_TSS_LIMIT] > 0 and ctrl[C_TSS_NODES] > ctrl[C_TSS_LIMIT]))
 
 
+@kernel("boolean(int64[::1])")
+def count_vcf_node(ctrl: np.ndarray) -> bool:
+    """Count a node of ``vcf`` (in its own count and the threat search's), as its entry does
+    and as each of its searches that is read rather than played stands for; whether the
+    search is then out of budget."""
+    ctrl[C_NODES] += 1
+    ctrl[C_TSS_NODES] += 1
+    return out_of_budget(ctrl)
+
+
 @kernel()
 def vcf_key(st: BoardState, ss: SearchState, colour: int) -> np.uint64:
     """The memo key of the position with ``colour`` to attack, in the memo's current epoch."""
@@ -326,9 +336,7 @@ def vcf(st: BoardState, ss: SearchState, colour: int, fours_left: int) -> int:
     Results are memoised in ss.vcf_keys/vcf_data by position and attacker: a win is reused
     when it fits in ``fours_left`` fours, a failure when it was searched with as many fours."""
     ctrl = ss.ctrl
-    ctrl[C_NODES] += 1
-    ctrl[C_TSS_NODES] += 1
-    if out_of_budget(ctrl):
+    if count_vcf_node(ctrl):
         return 0
     own_five, opp_fives, opp_five, own_win_four, _ = scan_threats(st, colour, False)
     if own_five >= 0:
@@ -360,9 +368,7 @@ def vcf(st: BoardState, ss: SearchState, colour: int, fours_left: int) -> int:
         fours -= 1
         if (read_last and kind_here <= C_FOUR_THREE and (opp_fives == 0 or cell == opp_five)
                 and is_legal(st, cell, colour) and not _four_may_win_more(st, cell, colour)):
-            ctrl[C_NODES] += 1  # (counted as the search after its block, below)
-            ctrl[C_TSS_NODES] += 1
-            if out_of_budget(ctrl):
+            if count_vcf_node(ctrl):  # (as the search after its block, below)
                 break
             continue
         kind, block = _play_four(st, ss.scratch, colour, cell, opp_fives, opp_five)
@@ -375,8 +381,7 @@ def vcf(st: BoardState, ss: SearchState, colour: int, fours_left: int) -> int:
             # make one (an opponent stone never adds to a colour's fours: tests/
             # test_core_shapes.py), so the search after the block would find nothing: it is
             # not played, only counted as if it ran (the same nodes, 10% less time)
-            ctrl[C_NODES] += 1
-            ctrl[C_TSS_NODES] += 1
+            count_vcf_node(ctrl)
         else:
             make(st, block, other)
             rest = vcf(st, ss, colour, fours_left - 1)
@@ -831,6 +836,15 @@ def keep_relevant(st: BoardState, ss: SearchState, attacker: int, ply: int, firs
     return kept
 
 
+@kernel("boolean(int64[::1], int64)")
+def _count_vct_node(ctrl: np.ndarray, ply: int) -> bool:
+    """Count a node of ``_vct`` at ``ply``, as its entry does and as a reply read rather than
+    played stands for; whether the search gives up there (stopped, past its node limit or
+    its deepest ply)."""
+    ctrl[C_TSS_NODES] += 1
+    return bool(ctrl[C_STOP] != 0 or ctrl[C_TSS_NODES] > ctrl[C_TSS_LIMIT] or ply >= MAX_PLY)
+
+
 @kernel("int64(state, search, int64, int64, int64, int64)")
 def _vct(st: BoardState, ss: SearchState, attacker: int, attacking: int, threats_left: int,
          ply: int) -> int:
@@ -854,8 +868,7 @@ def _vct(st: BoardState, ss: SearchState, attacker: int, attacking: int, threats
     (``defender_replies``).  The search gives up (0) past ctrl[C_TSS_LIMIT] nodes; at ply 0
     the winning move goes to ctrl[C_TSS_MOVE]."""
     ctrl = ss.ctrl
-    ctrl[C_TSS_NODES] += 1
-    if ctrl[C_STOP] != 0 or ctrl[C_TSS_NODES] > ctrl[C_TSS_LIMIT] or ply >= MAX_PLY:
+    if _count_vct_node(ctrl, ply):
         return 0
     quiet = ctrl[C_TSS_QUIET]
     mover = attacker if attacking == ATTACKING else 3 - attacker
@@ -967,9 +980,7 @@ def _vct(st: BoardState, ss: SearchState, attacker: int, attacking: int, threats
             if st.classes[np.uint64(defender - 1), np.uint64(cell)] < C_FOUR:
                 read = wins_by_four_after(st, attacker, winning, wins, cell)
             if read == 1:
-                ctrl[C_TSS_NODES] += 1
-                found = 0 if (ctrl[C_STOP] != 0 or ctrl[C_TSS_NODES] > ctrl[C_TSS_LIMIT]
-                              or ply + 1 >= MAX_PLY) else 3
+                found = 0 if _count_vct_node(ctrl, ply + 1) else 3
             else:
                 make(st, cell, defender)
                 found = _vct(st, ss, attacker, ATTACKING, threats_left, ply + 1)

@@ -190,7 +190,7 @@ def threat_solvers(node_limit: int) -> None:
             start = time.perf_counter()
             if name == "df-pn":
                 plies, _ = dfpn_vct(board.state, engine._search, keys, data, colour,
-                                    node_limit, quiet)
+                                    node_limit, quiet, 0)
             else:
                 plies, _ = vct(board.state, engine._search, colour, SOLVER.vct_threats,
                                node_limit, quiet)

@@ -373,7 +373,7 @@ class Engine:
                     or self._dfpn_table[0].shape[0] != settings.vct_dfpn_entries):
                 self._dfpn_table = new_table(settings.vct_dfpn_entries)
             plies, cell = dfpn_vct(board.state, self._search, *self._dfpn_table, colour, nodes,
-                                   settings.vct_quiet_fours)
+                                   settings.vct_quiet_fours, 0)
         else:
             plies, cell = vct(board.state, self._search, colour, threats, nodes,
                               settings.vct_quiet_fours)
@@ -384,7 +384,7 @@ class Engine:
                     self._book_dfpn_table = new_table(BOOK_DFPN_ENTRIES)
                 dfpn_nodes = min(BOOK_DFPN_NODES, int(budget_ms / 2 * BOOK_DFPN_NODES_PER_MS))
                 plies, cell = dfpn_vct(board.state, self._search, *self._book_dfpn_table,
-                                       colour, dfpn_nodes, BOOK_QUIET_FOURS)
+                                       colour, dfpn_nodes, BOOK_QUIET_FOURS, 0)
         ctrl[C_NODES] = before + ctrl[C_TSS_NODES]  # its VCF probes are counted there too
         if plies == 0 or cell < 0 or not board.is_legal(*board.point(cell), colour):
             return None

@@ -73,14 +73,28 @@ DFPN_LEAST_MOVES = 3
 
 
 def dfpn_threat_win(board: Board, search: SearchState, table: tuple[ndarray, ndarray],
-                    attacker: int, nodes: int) -> tuple[int, int]:
+                    attacker: int, nodes: int, plies_left: int) -> tuple[int, int]:
     """(plies of the longest line of its proof, first move) of the attacker's win by
     continuous threats, with quiet threats, that the df-pn proves within ``nodes`` nodes from an
     empty ``table`` (``new_table(DFPN_TABLE_ENTRIES)``) and memo, or (0, -1): a search with as
-    many nodes or more proves it again the same way."""
-    table[0].fill(0)
-    forget_threats(search)
-    return dfpn_vct(board.state, search, table[0], table[1], attacker, nodes, BOOK_QUIET_FOURS)
+    many nodes or more proves it again the same way.  It searches twice, each time afresh:
+    first with the attacker's moves bounded by those ``plies_left`` plies leave before its five
+    (the bound deepened one at a time, ``dfpn_vct``), for the short wins the budget can hold,
+    then, where that finds none within ``plies_left``, with no bound, for the wins the first
+    misses within its nodes (on 240 open vertices of the graph, 14-30 stones, with 2000 tree
+    nodes and 5000 threat nodes: 3 proved with the unbounded search alone, 11 with the bounded
+    one alone).  The nodes of both are left in ctrl[C_TSS_NODES]."""
+    spent = 0
+    for bound in ((plies_left - 1) // 2, 0):
+        table[0].fill(0)
+        forget_threats(search)
+        plies, first = dfpn_vct(board.state, search, table[0], table[1], attacker, nodes,
+                                BOOK_QUIET_FOURS, bound)
+        spent += int(search.ctrl[C_TSS_NODES])
+        if 0 < plies <= plies_left:
+            break
+    search.ctrl[C_TSS_NODES] = spent
+    return plies, first
 
 
 @dataclass
@@ -261,7 +275,8 @@ class Prover:
             if self._dfpn_table is None:
                 self._dfpn_table = new_table(DFPN_TABLE_ENTRIES)
             found, first = dfpn_threat_win(self.board, self.search, self._dfpn_table,
-                                           self.attacker, self.limits.dfpn_nodes)
+                                           self.attacker, self.limits.dfpn_nodes,
+                                           self.budget - stones)
             self.nodes += int(self.search.ctrl[C_TSS_NODES])
             if 0 < found and stones + found <= self.budget:
                 return found, first, False

@@ -108,7 +108,7 @@ class Verifier:
                 return plies
         if self.dfpn_table is not None and threats >= DFPN_LEAST_MOVES:
             plies = dfpn_threat_win(board, self.search, self.dfpn_table, attacker,
-                                    self.dfpn_nodes)[0]
+                                    self.dfpn_nodes, self.budget - board.ply)[0]
             if board.ply + plies <= self.budget:
                 return plies
         return 0

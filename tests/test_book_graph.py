@@ -113,7 +113,9 @@ def test_a_hole_repaired_is_built_and_proved_again(graph_path: Path, tmp_path: P
     with graph.db:  # the root's move now leaves a reply to nothing: neither vertex nor threat
         graph.db.execute("DELETE FROM vertex WHERE key = ?", (signed(graph.children(root_key)[0]),))
     graph.close()
-    arguments = ["verify", "--db", str(broken), "--threat-nodes", str(VERIFY_NODES)]
+    # (the build's threat searches: the df-pn, which the build does not run, wins that reply)
+    arguments = ["verify", "--db", str(broken), "--threat-nodes", str(VERIFY_NODES),
+                 "--dfpn-nodes", "0"]
     assert cli.main(arguments + ["--repair"]) == 1
     out = capsys.readouterr().out
     assert "repaired: 1 positions" in out and ", 1 proved vertices above" in out  # the root
@@ -846,6 +848,7 @@ def test_the_sweep_command_takes_the_budget_and_root_of_the_graph(
 
 ATTACK_OPTIONS = ["--workers", "0", "--minutes-each", "1", "--engine-ms", "0",
                   "--max-nodes", "20000", "--threat-nodes", "40", "--wide-threat-nodes", "0",
+                  "--dfpn-nodes", "0",
                   "--verify-threat-nodes", str(VERIFY_NODES)]  # the settings of SETTINGS
 
 
@@ -1020,7 +1023,7 @@ def test_a_build_expands_the_root_move_asked_for(tmp_path: Path) -> None:
     _, sym = board.canonical_key()
     args = ["build", "--root", ROOT, "--budget", "17", "--workers", "0", "--engine-ms", "0",
             "--quick-nodes", "0", "--max-nodes", "300", "--threat-nodes", "40",
-            "--wide-threat-nodes", "0"]
+            "--wide-threat-nodes", "0", "--dfpn-nodes", "0"]  # (SETTINGS': no df-pn)
 
     def root_move(name: str, move: str) -> tuple[Vertex, tuple[int, int]]:
         path = tmp_path / f"{name}.sqlite"

@@ -338,7 +338,7 @@ def test_the_dfpn_plies_bound_every_reply_after_its_first_move() -> None:
     attacker = board.side_to_move()
     search = threat_search_state()
     plies, first = dfpn_threat_win(board, search, new_table(DFPN_TABLE_ENTRIES), attacker,
-                                   DFPN_NODES)
+                                   DFPN_NODES, 35 - board.ply)
     assert plies > 0
     board.play(*board.point(first), attacker)
     replies = [board.point(cell) for cell in board.legal_cells(3 - attacker)]

@@ -70,10 +70,12 @@ def assert_line_wins(engine: Engine, keys: np.ndarray, data: np.ndarray, attacke
 
 
 @pytest.mark.skipif(PURE_PYTHON, reason="brute-force VCTs of three threats: long as plain Python")
-def test_dfpn_proves_the_brute_force_wins_and_only_real_ones() -> None:
+@pytest.mark.parametrize("max_threats", [0, 2])
+def test_dfpn_proves_the_brute_force_wins_and_only_real_ones(max_threats: int) -> None:
     """On seeded 9x9 positions full of threes and fours: every win the brute force finds
-    within two threats is proved, every proof is a win within the threats of its longest
-    line, and the first move is an empty cell after which the defender cannot hold."""
+    within two threats is proved (with no bound on the threats, and with a bound of two),
+    every proof is a win within the threats of its longest line, and the first move is an
+    empty cell after which the defender cannot hold."""
     rng = random.Random(4)
     engine = Engine()
     keys, data = new_table(1 << 14)
@@ -84,7 +86,8 @@ def test_dfpn_proves_the_brute_force_wins_and_only_real_ones() -> None:
         stones, board, position = small_threat_position(engine, rng)
         colour = board.side_to_move()
         keys[:] = 0
-        plies, move = dfpn_vct(board.state, engine._search, keys, data, colour, 10**7, 0)
+        plies, move = dfpn_vct(board.state, engine._search, keys, data, colour, 10**7, 0,
+                               max_threats)
         if plies == 0:
             assert not naive.vct_wins(position, colour, 2), stones
             refuted += 1
@@ -120,7 +123,7 @@ def test_dfpn_with_quiet_threats_agrees_with_brute_force(rule: int) -> None:
             continue
         wanted[expected] -= 1
         keys[:] = 0
-        plies, _ = dfpn_vct(board.state, engine._search, keys, data, 1, 10**7, QUIET_FOURS)
+        plies, _ = dfpn_vct(board.state, engine._search, keys, data, 1, 10**7, QUIET_FOURS, 0)
         if expected:
             assert plies > 0, (rule, stones)
         if plies > 0:
@@ -141,7 +144,7 @@ def test_dfpn_solves_in_a_quarter_of_the_nodes_a_renju_puzzle_the_deepening_cann
     assert vct(board.state, engine._search, attacker, 12, nodes, QUIET_FOURS) == (0, -1)
     keys, data = new_table(1 << 20)
     plies, move = dfpn_vct(board.state, engine._search, keys, data, attacker, nodes // 4,
-                           QUIET_FOURS)
+                           QUIET_FOURS, 0)
     assert plies > 0
     assert list(board.point(move)) in [line[0] for line in case["answers"]["solution_lines"]]
     assert_line_wins(engine, keys, data, attacker, QUIET_FOURS, move)
@@ -161,14 +164,62 @@ def test_dfpn_keeps_to_its_node_budget_and_its_table_carries_over() -> None:
     for limit in (1000, 20_000):
         keys[:] = 0
         assert dfpn_vct(board.state, engine._search, keys, data, attacker, limit,
-                        QUIET_FOURS) == (0, -1)
+                        QUIET_FOURS, 0) == (0, -1)
         assert limit < ctrl[C_TSS_NODES] <= limit + 2
     keys[:] = 0
-    first = dfpn_vct(board.state, engine._search, keys, data, attacker, 10**7, QUIET_FOURS)
+    first = dfpn_vct(board.state, engine._search, keys, data, attacker, 10**7, QUIET_FOURS, 0)
     first_nodes = int(ctrl[C_TSS_NODES])
-    again = dfpn_vct(board.state, engine._search, keys, data, attacker, 10**7, QUIET_FOURS)
+    again = dfpn_vct(board.state, engine._search, keys, data, attacker, 10**7, QUIET_FOURS, 0)
     assert first[0] > 0 and again == first
     assert ctrl[C_TSS_NODES] < first_nodes // 10
+
+
+@pytest.mark.skipif(PURE_PYTHON, reason="brute-force VCTs: long as plain Python")
+def test_a_disproof_under_a_bound_is_no_disproof_without_it() -> None:
+    """The table keeps how many threats a disproof holds under: searched first with a bound
+    of one threat and then with none, in the same table, each seeded position gets the
+    verdict a search with no bound gets from an empty table."""
+    rng = random.Random(9)
+    engine = Engine()
+    keys, data = new_table(1 << 14)
+    verdicts = []
+    for _ in range(scaled(40)):
+        _, board, _ = small_threat_position(engine, rng)
+        colour = board.side_to_move()
+        keys[:] = 0
+        fresh = dfpn_vct(board.state, engine._search, keys, data, colour, 10**6, 0, 0)
+        keys[:] = 0
+        dfpn_vct(board.state, engine._search, keys, data, colour, 10**6, 0, 1)
+        after = dfpn_vct(board.state, engine._search, keys, data, colour, 10**6, 0, 0)
+        assert (after[0] > 0) == (fresh[0] > 0), board.moves()
+        verdicts.append(fresh[0] > 0)
+    assert any(verdicts) and not all(verdicts)
+
+
+# quintet-16 after seven plies of its published win and one of the defender's replies: black
+# wins in 13 plies, but the search with no bound follows longer forcing lines first (it proved
+# a win of 23 plies in 338 k nodes when this was written)
+DEEP_DETOUR = [(9, 3), (9, 4), (10, 5), (7, 5), (11, 5), (12, 5), (10, 4), (5, 7)]
+
+
+@pytest.mark.skipif(PURE_PYTHON, reason="tens of thousands of nodes: slow as plain Python")
+def test_the_bounded_dfpn_finds_the_short_win_the_unbounded_one_passes_by() -> None:
+    """Deepening the bound a threat at a time, the df-pn proves the 13-ply win within 20 k
+    nodes, where the unbounded search, within as many, proves none."""
+    case = next(c for c in all_puzzles("vct") if c["id"] == "quintet-16")
+    engine = engine_with(4, case["black"], case["white"])
+    board = engine.require_board()
+    attacker = board.side_to_move()
+    for i, point in enumerate(DEEP_DETOUR):
+        board.play(*point, attacker if i % 2 == 0 else 3 - attacker)
+    keys, data = new_table(1 << 16)
+    assert dfpn_vct(board.state, engine._search, keys, data, attacker, 20_000, QUIET_FOURS,
+                    0) == (0, -1)
+    keys[:] = 0
+    plies, move = dfpn_vct(board.state, engine._search, keys, data, attacker, 20_000,
+                           QUIET_FOURS, 12)
+    assert 0 < plies <= 13
+    assert_line_wins(engine, keys, data, attacker, QUIET_FOURS, move)
 
 
 @pytest.mark.skipif(PURE_PYTHON, reason="a million nodes: minutes as plain Python")
@@ -206,7 +257,8 @@ def test_a_double_three_is_proved_at_once_not_after_the_fours(quiet_fours: int) 
                   (0, 0, 2), (0, 14, 2), (14, 0, 2), (14, 14, 2)])
     board = engine.require_board()
     keys, data = new_table(1 << 10)
-    plies, move = dfpn_vct(board.state, engine._search, keys, data, 1, 100_000, quiet_fours)
+    plies, move = dfpn_vct(board.state, engine._search, keys, data, 1, 100_000, quiet_fours,
+                           0)
     assert (plies, board.point(move)) == (5, (7, 7))
     assert engine._search.ctrl[C_TSS_NODES] < 100
     assert_line_wins(engine, keys, data, 1, quiet_fours, move)
@@ -231,7 +283,9 @@ def test_threat_searches_leave_the_board_and_its_sums_as_they_found_them(case: d
                                                        search.root_mask),
         "vct": lambda who: vct(board.state, search, who, 4, 3000, QUIET_FOURS),
         "dfpn_vct": lambda who: dfpn_vct(board.state, search, keys, data, who, 3000,
-                                         QUIET_FOURS),
+                                         QUIET_FOURS, 0),
+        "dfpn_vct bounded": lambda who: dfpn_vct(board.state, search, keys, data, who, 3000,
+                                                 QUIET_FOURS, 6),
         "dfpn_line": lambda who: dfpn_line(board.state, search, keys, data, who, QUIET_FOURS,
                                            3000, line),
         "foul checks": lambda who: [board.foul(x, y) for x, y in board.candidates()],

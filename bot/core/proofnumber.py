@@ -2,7 +2,8 @@
 
 It plays the game of the VCT in bot.core.threats (the attacker's fours, open threes and, when
 asked, quiet threats; the defender's forced blocks, its answers to an open three or to a quiet
-threat, its own fives, open fours and VCF) with no bound on the number of threats: proof and
+threat, its own fives, open fours and VCF) with no bound on the number of threats, or with one
+deepened a threat at a time (``dfpn_vct``'s ``max_threats``): proof and
 disproof numbers lead it to the attacker's move nearest a proof and the defender's reply nearest
 a refutation (Nagai's df-pn, with Pawlewicz and Lew's 1 + epsilon thresholds).  A threat
 sequence only adds stones, so positions never repeat along a line and the search graph has no
@@ -25,10 +26,12 @@ from bot.core.threats import (
 )
 
 INFINITE = 1 << 40  # the proof (disproof) number of a node proved lost (won) for the attacker
-# Table entry: proof number, disproof number, plies to the win of a proved node, and the nodes
-# its latest search took (the replacement keeps the entry that cost more).
-PN, DN, PLIES, WORK = range(4)
-DATA_SLOTS = 4
+# Table entry: proof number, disproof number, plies to the win of a proved node, the nodes its
+# latest search took (the replacement keeps the entry that cost more), and, for a disproved
+# node, the most threats left under which the disproof holds (UNLIMITED: under any number).
+PN, DN, PLIES, WORK, LIMIT = range(5)
+DATA_SLOTS = 5
+UNLIMITED = INFINITE  # threats left of a search with no bound on its attacker's moves
 WAYS = 2  # entries per bucket: a new entry takes the empty one or the one that cost less
 # 1 + 1 / EPSILON_DIVISOR: a child is searched until its number passes the second best one's by
 # this factor.  Smaller divisors switch less between siblings (fewer re-expansions) but follow a
@@ -65,7 +68,7 @@ ROOT_PLY = int64(0)
 
 def new_table(entries: int) -> tuple[np.ndarray, np.ndarray]:
     """(keys, data) of a df-pn table of ``entries`` entries (a power of two, at least WAYS;
-    5 x 8 bytes each)."""
+    6 x 8 bytes each)."""
     if entries < WAYS or entries & (entries - 1):
         raise ValueError(f"df-pn table entries must be a power of two >= {WAYS}: {entries}")
     return arrays.zeros(entries, "uint64"), arrays.zeros((entries, DATA_SLOTS), "int64")
@@ -81,20 +84,22 @@ def _slot(keys: np.ndarray, key: np.uint64) -> int:
     return -1
 
 
-@kernel("UniTuple(int64, 3)(uint64[::1], int64[:, ::1], uint64)")
-def _probe(keys: np.ndarray, data: np.ndarray, key: np.uint64) -> tuple[int, int, int]:
-    """(proof number, disproof number, plies) stored for ``key``; (-1, 1, 0) when absent."""
+@kernel("UniTuple(int64, 4)(uint64[::1], int64[:, ::1], uint64)")
+def _probe(keys: np.ndarray, data: np.ndarray, key: np.uint64) -> tuple[int, int, int, int]:
+    """(proof number, disproof number, plies, threats limit) stored for ``key``;
+    (-1, 1, 0, UNLIMITED) when absent."""
     index = _slot(keys, key)
     if index < 0:
-        return -1, 1, 0
-    return data[index, PN], data[index, DN], data[index, PLIES]
+        return -1, 1, 0, UNLIMITED
+    return data[index, PN], data[index, DN], data[index, PLIES], data[index, LIMIT]
 
 
-@kernel("void(uint64[::1], int64[:, ::1], uint64, int64, int64, int64, int64)")
+@kernel("void(uint64[::1], int64[:, ::1], uint64, int64, int64, int64, int64, int64)")
 def _store(keys: np.ndarray, data: np.ndarray, key: np.uint64, pn: int, dn: int, plies: int,
-           work: int) -> None:
-    """Store a node's numbers: over its own entry, else over the bucket's empty entry or the one
-    whose search took the fewest nodes."""
+           work: int, limit: int) -> None:
+    """Store a node's numbers (``limit``: the most threats left under which its disproof
+    holds): over its own entry, else over the bucket's empty entry or the one whose search took
+    the fewest nodes."""
     index = _slot(keys, key)
     if index < 0:
         first = int(np.int64(key & np.uint64(len(keys) - WAYS)))
@@ -110,6 +115,7 @@ def _store(keys: np.ndarray, data: np.ndarray, key: np.uint64, pn: int, dn: int,
     data[index, DN] = dn
     data[index, PLIES] = plies
     data[index, WORK] = work
+    data[index, LIMIT] = limit
 
 
 @kernel("UniTuple(int64, 2)(state, search, int64, int64, int64, int64, boolean)")
@@ -210,36 +216,60 @@ def _unanswered_plies(st: BoardState, ss: SearchState, attacker: int, quiet: int
     return vcf(st, ss, attacker, quiet)
 
 
-@kernel("UniTuple(int64, 3)(state, search, uint64[::1], int64[:, ::1], int64, int64, int64, "
-        "int64, int64, int64, uint64)")
+@kernel("UniTuple(int64, 2)(state, search, int64, boolean)")
+def _frontier(st: BoardState, ss: SearchState, attacker: int, seen: bool) -> tuple[int, int]:
+    """An attacker node with no threat left to make: (PROVED, plies) when it wins at once (its
+    five, an open four with no five of the defender's, or a VCF of ATTACKER_VCF_FOURS fours,
+    not sought again when ``seen``), else (DISPROVED, 0)."""
+    own_five, opp_fives, _, own_win_four, _ = scan_threats(st, attacker, False)
+    if own_five >= 0:
+        return PROVED, 1
+    if opp_fives > 0:
+        return DISPROVED, 0
+    if own_win_four >= 0:
+        return PROVED, 3
+    plies = 0 if seen else vcf(st, ss, attacker, ATTACKER_VCF_FOURS)
+    return (PROVED, plies) if plies > 0 else (DISPROVED, 0)
+
+
+@kernel("UniTuple(int64, 4)(state, search, uint64[::1], int64[:, ::1], int64, int64, int64, "
+        "int64, int64, int64, uint64, int64)")
 def _mid(st: BoardState, ss: SearchState, keys: np.ndarray, data: np.ndarray, attacker: int,
          attacking: int, quiet: int, pn_limit: int, dn_limit: int, ply: int,
-         key: np.uint64) -> tuple[int, int, int]:
+         key: np.uint64, threats: int) -> tuple[int, int, int, int]:
     """Search the node (key ``key``) until its proof number reaches ``pn_limit`` or its
     disproof number ``dn_limit``, the node is decided, or the node budget runs out; store and
-    return (proof number, disproof number, plies to the win when proved).  At ply 0 the move
-    that proves the node goes to ctrl[C_TSS_MOVE].  A defender node reached for the first
-    time stores as proved the replies after which the attacker has a five or an open four;
-    once all its replies are proved lost, the defender's own VCF (DEFENDER_VCF_FOURS) may
-    still refute it."""
+    return (proof number, disproof number, plies to the win when proved, the most threats left
+    under which a disproof holds).  The attacker may make at most ``threats`` more moves in the
+    tree (UNLIMITED: any number); an attacker node with none left is proved only by a win at
+    once (``_frontier``), else disproved under that bound alone.  At ply 0 the move that proves
+    the node goes to ctrl[C_TSS_MOVE].  A defender node reached for the first time stores as
+    proved the replies after which the attacker has a five or an open four; once all its
+    replies are proved lost, the defender's own VCF (DEFENDER_VCF_FOURS) may still refute it."""
     ctrl = ss.ctrl
     ctrl[C_TSS_NODES] += 1
     if out_of_budget(ctrl):
-        return 1, 1, 0  # (nothing is known, nothing stored)
+        return 1, 1, 0, UNLIMITED  # (nothing is known, nothing stored)
     if ply >= MAX_PLY - 1:
-        return INFINITE, 0, 0  # (deeper than the move buffers: not searched, so no proof)
+        return INFINITE, 0, 0, UNLIMITED  # (deeper than the move buffers: not searched)
     before = ctrl[C_TSS_NODES]
     seen = ply > ROOT_PLY and _slot(keys, key) >= 0  # (the root must find its move again)
-    outcome, count = _expand(st, ss, attacker, attacking, quiet, ply, seen)
+    bounded = attacking == ATTACKING and threats <= 0
+    if bounded:
+        outcome, count = _frontier(st, ss, attacker, seen)
+    else:
+        outcome, count = _expand(st, ss, attacker, attacking, quiet, ply, seen)
     moves = ss.moves[ply]
     if outcome == PROVED:
         if ply == ROOT_PLY:
             ctrl[C_TSS_MOVE] = moves[0] & CELL_MASK
-        _store(keys, data, key, 0, INFINITE, count, ctrl[C_TSS_NODES] - before)
-        return 0, INFINITE, count
+        _store(keys, data, key, 0, INFINITE, count, ctrl[C_TSS_NODES] - before, UNLIMITED)
+        return 0, INFINITE, count, UNLIMITED
     if outcome == DISPROVED:
-        _store(keys, data, key, INFINITE, 0, 0, ctrl[C_TSS_NODES] - before)
-        return INFINITE, 0, 0
+        holds = 0 if bounded else UNLIMITED
+        _store(keys, data, key, INFINITE, 0, 0, ctrl[C_TSS_NODES] - before, holds)
+        return INFINITE, 0, 0, holds
+    child_threats = threats - 1 if attacking == ATTACKING and threats < UNLIMITED else threats
     mover = attacker if attacking == ATTACKING else 3 - attacker
     child_key_flip = np.uint64(DEFENDING_KEY)
     if attacking != ATTACKING and not seen:
@@ -266,22 +296,31 @@ def _mid(st: BoardState, ss: SearchState, keys: np.ndarray, data: np.ndarray, at
                 unmake(st)
             if plies > 0:
                 _store(keys, data, key ^ st.zobrist[0, mover, cell] ^ child_key_flip, 0,
-                       INFINITE, plies, 0)
+                       INFINITE, plies, 0, UNLIMITED)
             elif out_of_budget(ctrl):
                 break
     pn, dn, plies = 1, 1, 0
     while True:
         # this node's numbers from its children's (absent: INITIAL_PN and 1); the child to search next
         # has the least proof number at an attacker node, the least disproof number else
+        # (a child disproved only under fewer threats than it has now counts as unsearched);
+        # a disproof holds under the fewest threats its attacker node's children's hold (plus
+        # the one it makes), the most its defender node's disproving children's hold
         best, best_value, best_other, best_plies, second = -1, INFINITE + 1, 0, 0, INFINITE
         total, deepest = 0, 0
+        holds = UNLIMITED if attacking == ATTACKING else 0
         for i in range(count):
             cell = moves[i] & CELL_MASK
             child = key ^ st.zobrist[0, mover, cell] ^ child_key_flip
-            child_pn, child_dn, child_plies = _probe(keys, data, child)
+            child_pn, child_dn, child_plies, child_holds = _probe(keys, data, child)
+            if child_dn == 0 and child_holds < child_threats:
+                child_pn, child_dn = -1, 1
             if child_pn < 0:
                 child_pn = INITIAL_PN[st.classes[np.uint64(mover - 1), np.uint64(cell)]] if (
                     attacking == ATTACKING) else 1
+            elif child_dn == 0:
+                holds = (min(holds, child_holds) if attacking == ATTACKING
+                         else max(holds, child_holds))
             value, other = (child_pn, child_dn) if attacking == ATTACKING else (child_dn, child_pn)
             total = min(total + other, INFINITE)
             deepest = max(deepest, child_plies)
@@ -299,12 +338,12 @@ def _mid(st: BoardState, ss: SearchState, keys: np.ndarray, data: np.ndarray, at
             # every reply loses: the defender's own VCF, sought only now (most defender nodes
             # are refuted by a reply first), is its last way out
             if vcf(st, ss, 3 - attacker, DEFENDER_VCF_FOURS) > 0:
-                pn, dn = INFINITE, 0
+                pn, dn, holds = INFINITE, 0, UNLIMITED
             else:
                 # ... and the replies not tried lose too, some perhaps later than those tried
                 unanswered = _unanswered_plies(st, ss, attacker, quiet)
                 if out_of_budget(ctrl):
-                    return 1, 1, 0  # (cut short: nothing is known, nothing stored)
+                    return 1, 1, 0, UNLIMITED  # (cut short: nothing is known, nothing stored)
                 deepest = max(deepest, unanswered)
         if pn == 0 or dn == 0:
             # a proved attacker node wins by its proving move, a defender node by its longest
@@ -326,11 +365,16 @@ def _mid(st: BoardState, ss: SearchState, keys: np.ndarray, data: np.ndarray, at
         cell = moves[best] & CELL_MASK
         make(st, cell, mover)
         _mid(st, ss, keys, data, attacker, 1 - attacking, quiet, child_pn_limit,
-             child_dn_limit, ply + 1, key ^ st.zobrist[0, mover, cell] ^ child_key_flip)
+             child_dn_limit, ply + 1, key ^ st.zobrist[0, mover, cell] ^ child_key_flip,
+             child_threats)
         unmake(st)
+    if dn != 0:
+        holds = UNLIMITED
+    elif attacking == ATTACKING and holds < UNLIMITED:
+        holds += 1
     if not out_of_budget(ctrl) or pn == 0 or dn == 0:
-        _store(keys, data, key, pn, dn, plies, ctrl[C_TSS_NODES] - before)
-    return pn, dn, plies
+        _store(keys, data, key, pn, dn, plies, ctrl[C_TSS_NODES] - before, holds)
+    return pn, dn, plies, holds
 
 
 @kernel()
@@ -344,11 +388,17 @@ def _root_key(st: BoardState, ss: SearchState, colour: int, quiet_fours: int) ->
 
 @kernel()
 def dfpn_vct(st: BoardState, ss: SearchState, keys: np.ndarray, data: np.ndarray, colour: int,
-             node_limit: int, quiet_fours: int) -> tuple[int, int]:
+             node_limit: int, quiet_fours: int, max_threats: int) -> tuple[int, int]:
     """(plies to a win by continuous threats for ``colour`` to move, its first move), or
     (0, -1) if none is proved within ``node_limit`` nodes (VCF probes included; the count is
     left in ctrl[C_TSS_NODES]).  ``quiet_fours`` above 0 admits quiet threats: moves after
-    which ``colour`` would win by that many fours were it its turn again.  The table
+    which ``colour`` would win by that many fours were it its turn again.  ``max_threats``
+    above 0 bounds the attacker's moves in the tree (its win by fours at a leaf, of at most
+    ATTACKER_VCF_FOURS fours, counts as none) and deepens that bound one threat at a time up
+    to ``max_threats``, each pass starting from the table the passes before left: the
+    shortest wins come first (the unbounded search follows the longest forcing lines first:
+    a win of 23 plies in 338 k nodes where one of 13 takes 3 k), and a win that needs more is
+    not sought; 0: one search with no bound.  The table
     (``new_table``) keeps what it learnt: a later search of the same or a nearby position
     starts from it.  The plies are those of the proof's longest line, not the shortest win: at
     a defender node, the most of its replies' and of the win that the replies it does not try
@@ -360,8 +410,16 @@ def dfpn_vct(st: BoardState, ss: SearchState, keys: np.ndarray, data: np.ndarray
     ctrl[C_TSS_MOVE] = -1
     ss.killers[:, 0] = -1  # borrowed: the last proving move per ply
     valued = suspend_values(st)
-    pn, _, plies = _mid(st, ss, keys, data, colour, ATTACKING, quiet_fours, INFINITE, INFINITE,
-                        ROOT_PLY, _root_key(st, ss, colour, quiet_fours))
+    key = _root_key(st, ss, colour, quiet_fours)
+    bound = max_threats if max_threats > 0 else UNLIMITED
+    threats = 1 if max_threats > 0 else UNLIMITED
+    while True:
+        pn, dn, plies, holds = _mid(st, ss, keys, data, colour, ATTACKING, quiet_fours,
+                                    INFINITE, INFINITE, ROOT_PLY, key, threats)
+        if (pn == 0 or (dn == 0 and holds >= UNLIMITED) or threats >= bound
+                or out_of_budget(ctrl)):
+            break
+        threats += 1  # (disproved under this bound only: one threat more)
     resume_values(st, valued)
     ctrl[C_TSS_LIMIT] = 0
     ss.killers[:, 0] = -1
@@ -400,11 +458,11 @@ def _proved_child(st: BoardState, ss: SearchState, keys: np.ndarray, data: np.nd
         for i in range(count):
             cell = moves[i] & CELL_MASK
             child = key ^ st.zobrist[0, mover, cell] ^ np.uint64(DEFENDING_KEY)
-            pn, dn, plies = _probe(keys, data, child)
+            pn, dn, plies, _ = _probe(keys, data, child)
             if pn != 0 and dn != 0 and again == 1:
                 make(st, cell, mover)
-                pn, dn, plies = _mid(st, ss, keys, data, attacker, 1 - attacking, quiet,
-                                     INFINITE, INFINITE, ply + 1, child)
+                pn, dn, plies, _ = _mid(st, ss, keys, data, attacker, 1 - attacking, quiet,
+                                        INFINITE, INFINITE, ply + 1, child, UNLIMITED)
                 unmake(st)
             if pn != 0:
                 if attacking != ATTACKING:

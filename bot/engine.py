@@ -23,7 +23,9 @@ from bot.core.board import Board, Point
 from bot.core.errors import BoardError
 from bot.core.evaluate import evaluate
 from bot.core.movepick import order_moves, refute_root_moves
-from bot.core.proofnumber import BOOK_QUIET_FOURS, dfpn_line, dfpn_vct, new_table
+from bot.core.proofnumber import (
+    BOOK_QUIET_FOURS, dfpn_line, dfpn_vct, dfpn_vct_within, new_table,
+)
 from bot.core.threats import leaf_vcf, threat_defences, vcf_first_move, vct
 from bot.core.score import MATE, MATE_BOUND
 from bot.core.searchstate import (
@@ -60,11 +62,12 @@ SWAP2_OPENING_DEPTH = 6
 # settings say: enough for the proofs' threat lines, bounded by the turn's hard stop anyway.
 BOOK_VCT_NODES = 300_000
 BOOK_VCT_THREATS = 16
-# ... and where that finds none, the df-pn with the book's quiet threats (the book's prover
-# closes replies with it too, within 20000 nodes) gets up to this many nodes, and this many a
+# ... and where that finds none, the df-pn with the book's quiet threats, as the book's prover
+# closes replies with it (within 20000 nodes: first bounded by the moves the book's budget
+# leaves, then unbounded, dfpn_vct_within) gets up to this many nodes, and this many a
 # millisecond of half the turn's hard maximum (about half the speed of the native kernels: more
-# finds longer proofs, and leaves less of the turn to the search when it finds none), in a
-# table of this many entries (made at its first use: 5 MiB).
+# finds longer proofs, and leaves less of the turn to the search when it finds none), half to
+# each of its two searches, in a table of this many entries (made at its first use: 5 MiB).
 BOOK_DFPN_NODES = 1_000_000
 BOOK_DFPN_NODES_PER_MS = 600
 BOOK_DFPN_ENTRIES = 1 << 17
@@ -76,6 +79,8 @@ BOOK_PROOF_SHARE = 0.4
 
 class BookProbe(Protocol):
     """What the engine asks of an opening book (opening_book.book.Book)."""
+
+    budget: int  # stones on the board at the end of the book's longest line
 
     def probe(self, board: Board, seconds: float = 0.0) -> Point | None:
         """The book's move for the side to move, or None when the position is not in it; it
@@ -383,8 +388,9 @@ class Engine:
                 if self._book_dfpn_table is None:
                     self._book_dfpn_table = new_table(BOOK_DFPN_ENTRIES)
                 dfpn_nodes = min(BOOK_DFPN_NODES, int(budget_ms / 2 * BOOK_DFPN_NODES_PER_MS))
-                plies, cell = dfpn_vct(board.state, self._search, *self._book_dfpn_table,
-                                       colour, dfpn_nodes, BOOK_QUIET_FOURS, 0)
+                plies, cell = dfpn_vct_within(
+                    board.state, self._search, *self._book_dfpn_table, colour, dfpn_nodes // 2,
+                    BOOK_QUIET_FOURS, self.book.budget - board.ply if self.book else 0)
         ctrl[C_NODES] = before + ctrl[C_TSS_NODES]  # its VCF probes are counted there too
         if plies == 0 or cell < 0 or not board.is_legal(*board.point(cell), colour):
             return None

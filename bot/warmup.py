@@ -12,7 +12,7 @@ import numpy as np
 
 import bot.core
 from bot.config import Config
-from bot.core import drills, evaluate, shapes
+from bot.core import drills, evaluate, proofnumber, shapes
 from bot.engine import Engine
 from bot.limits import Limits
 
@@ -66,3 +66,9 @@ def exercise_every_kernel() -> None:
     solver.setup([(5, 7, 1), (6, 7, 1), (7, 5, 1), (7, 6, 1),
                   (0, 0, 2), (0, 14, 2), (14, 0, 2), (14, 14, 2)])
     solver.think(Limits(timeout_turn_ms=600_000, max_depth=1))
+    # the df-pn the book's prover closes its leaves with (and the engine, in a game that
+    # followed the book): bounded by the plies the budget leaves, then unbounded
+    board = solver.require_board()
+    keys, data = proofnumber.new_table(1 << 10)
+    proofnumber.dfpn_vct_within(board.state, solver._search, keys, data, board.side_to_move(),
+                                1000, proofnumber.BOOK_QUIET_FOURS, 3)

@@ -26,7 +26,7 @@ from __future__ import annotations
 import functools
 import gc
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
@@ -613,16 +613,22 @@ def pick(branches: Iterable[list[Vertex]], running: list[tuple[Vertex, bool]], f
 
 
 def sweep(graph: Graph, settings: BuildSettings, root: str, runner: Runner, *,
-          seconds: float = 0.0, batch: int = 64, progress: Progress | None = None
-          ) -> dict[str, int]:
+          seconds: float = 0.0, batch: int = 64, progress: Progress | None = None,
+          again: bool = False) -> dict[str, int]:
     """Give the quick proof (``quick_look``) to every open vertex no job has seen yet, the most
     stones first, a batch at a time (one transaction each), until none is left or the time
     (``seconds``, 0: none) runs out: the replies left open by jobs from before the quick
     proof (or with a smaller one), proved there in bulk instead of waiting for their turn in
-    ``build``.  A vertex looked at is not looked at again (its attempts count goes up)."""
+    ``build``.  A vertex looked at is not looked at again (its attempts count goes up), unless
+    ``again``: then every vertex open when the sweep starts is looked at once more (after the
+    prover has become stronger)."""
     root_key = position_board(root, settings.size, settings.rule).canonical_key()[0]
     start = time.perf_counter()
-    while pending := graph.unseen_open_vertices(batch):
+    batches: Iterator[list[Vertex]] = iter(lambda: graph.unseen_open_vertices(batch), [])
+    if again:
+        everything = sorted(graph.vertices("open"), key=lambda v: (-v.stones, v.key))
+        batches = (everything[i:i + batch] for i in range(0, len(everything), batch))
+    for pending in batches:
         batch_start = time.perf_counter()
         works = runner.map(quick_look, [(v.moves, v.excluded) for v in pending], settings)
         write(graph, works, {v.key: v.attempts for v in pending}, root_key,

@@ -211,6 +211,9 @@ def main(argv: list[str] | None = None) -> int:
     add_run(sweep)
     sweep.add_argument("--batch", type=int, default=64,
                        help="open vertices per batch, one transaction each (default 64)")
+    sweep.add_argument("--again", action="store_true",
+                       help="also the open vertices jobs have seen, each once (after the "
+                       "prover has become stronger)")
     add_threat_nodes(sweep)
 
     verify = commands.add_parser(

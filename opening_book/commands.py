@@ -207,7 +207,7 @@ def sweep(db: Path, args: argparse.Namespace, limits: ProverLimits) -> int:
                                      quick_nodes=args.quick_nodes)
     return _grow(graph, args, "sweeping", " batch", lambda runner, progress: builder.sweep(
         graph, settings, graph.setting("root"), runner, seconds=args.minutes * 60,
-        batch=args.batch, progress=progress))
+        batch=args.batch, progress=progress, again=args.again))
 
 
 # Seconds between two readings of the vertex counts on a build's progress bar: each reading

@@ -525,10 +525,12 @@ def test_a_sweep_proves_the_open_vertices_left_by_jobs_without_the_quick_proof(
     small = dataclasses.replace(SMALL_JOBS, quick_nodes=1)  # too small to prove them all
     assert 0 < builder.sweep(graph, small, ROOT, builder.InProcess())["open"] <= opened
     assert graph.unseen_open_vertices(10) == []  # each looked at once ...
-    with graph.db:  # ... so a sweep after the build's next jobs looks only at their replies
-        graph.db.execute("UPDATE vertex SET attempts = 0 WHERE status = 'open'")
-    counts = builder.sweep(graph, dataclasses.replace(SMALL_JOBS, quick_nodes=2000), ROOT,
-                           builder.InProcess())
+    left = graph.counts()["open"]
+    larger = dataclasses.replace(SMALL_JOBS, quick_nodes=2000)
+    # ... so a sweep after the build's next jobs looks only at their replies ...
+    assert builder.sweep(graph, larger, ROOT, builder.InProcess())["open"] == left
+    # ... unless it is asked to look at every open vertex again
+    counts = builder.sweep(graph, larger, ROOT, builder.InProcess(), again=True)
     assert counts["open"] == 0 and root_vertex(graph).status == "proved"
     assert verify(graph, threat_nodes=VERIFY_NODES).holes == []
 

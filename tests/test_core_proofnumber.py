@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from bot.config import Config
-from bot.core.proofnumber import dfpn_line, dfpn_vct, new_table
+from bot.core.proofnumber import dfpn_line, dfpn_vct, dfpn_vct_within, new_table
 from bot.core.searchstate import C_TSS_NODES, MAX_PLY
 from bot.core.state import M_VALUED
 from bot.core.threats import leaf_vcf, threat_defences, vcf_first_move, vct
@@ -205,7 +205,8 @@ DEEP_DETOUR = [(9, 3), (9, 4), (10, 5), (7, 5), (11, 5), (12, 5), (10, 4), (5, 7
 @pytest.mark.skipif(PURE_PYTHON, reason="tens of thousands of nodes: slow as plain Python")
 def test_the_bounded_dfpn_finds_the_short_win_the_unbounded_one_passes_by() -> None:
     """Deepening the bound a threat at a time, the df-pn proves the 13-ply win within 20 k
-    nodes, where the unbounded search, within as many, proves none."""
+    nodes, where the unbounded search, within as many, proves none; ``dfpn_vct_within`` runs
+    the bounded search, then the unbounded one where the first finds no win short enough."""
     case = next(c for c in all_puzzles("vct") if c["id"] == "quintet-16")
     engine = engine_with(4, case["black"], case["white"])
     board = engine.require_board()
@@ -220,6 +221,18 @@ def test_the_bounded_dfpn_finds_the_short_win_the_unbounded_one_passes_by() -> N
                            QUIET_FOURS, 12)
     assert 0 < plies <= 13
     assert_line_wins(engine, keys, data, attacker, QUIET_FOURS, move)
+    # within 13 plies the bounded search is enough; within 11 it proves no win that fits, so
+    # the unbounded search runs after it, its nodes counted with the first's
+    keys[:] = 0
+    assert dfpn_vct_within(board.state, engine._search, keys, data, attacker, 20_000,
+                           QUIET_FOURS, 13) == (plies, move)
+    keys[:] = 0
+    bounded = dfpn_vct(board.state, engine._search, keys, data, attacker, 20_000, QUIET_FOURS, 5)
+    assert not 0 < bounded[0] <= 11
+    bounded_nodes = int(engine._search.ctrl[C_TSS_NODES])
+    keys[:] = 0
+    dfpn_vct_within(board.state, engine._search, keys, data, attacker, 20_000, QUIET_FOURS, 11)
+    assert engine._search.ctrl[C_TSS_NODES] > bounded_nodes + 10_000
 
 
 @pytest.mark.skipif(PURE_PYTHON, reason="a million nodes: minutes as plain Python")

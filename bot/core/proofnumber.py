@@ -429,6 +429,29 @@ def dfpn_vct(st: BoardState, ss: SearchState, keys: np.ndarray, data: np.ndarray
     return plies, move
 
 
+@kernel()
+def dfpn_vct_within(st: BoardState, ss: SearchState, keys: np.ndarray, data: np.ndarray,
+                    colour: int, node_limit: int, quiet_fours: int,
+                    plies_left: int) -> tuple[int, int]:
+    """``dfpn_vct`` for a win of at most ``plies_left`` plies (a proof's longest line): first
+    with the attacker's moves bounded by those the plies leave before its five, for the short
+    wins, then, where that proves none that fits, with no bound, for the wins the first misses
+    within its nodes (the unbounded search's win may be too long: the caller checks).  Each
+    search gets ``node_limit`` nodes, the second from an emptied table; ctrl[C_TSS_NODES]
+    counts both.  The book's prover closes
+    its leaves with it, and the engine seeks the book's wins with it in a game that follows
+    the book."""
+    plies, move = dfpn_vct(st, ss, keys, data, colour, node_limit, quiet_fours,
+                           max(1, (plies_left - 1) // 2))
+    if 0 < plies <= plies_left:
+        return plies, move
+    spent = ss.ctrl[C_TSS_NODES]
+    keys[:] = 0  # (the bounded search's numbers mislead the unbounded one: it starts afresh)
+    plies, move = dfpn_vct(st, ss, keys, data, colour, node_limit, quiet_fours, 0)
+    ss.ctrl[C_TSS_NODES] += spent
+    return plies, move
+
+
 @kernel("int64(state, int64, int64)")
 def _five_cell(st: BoardState, colour: int, legal_for: int) -> int:
     """A candidate cell where ``colour`` makes five and ``legal_for`` may play, or -1."""

@@ -1,5 +1,5 @@
 """``sente-book``: the opening-book tools (prove, build, attack, sweep, verify, export, stats,
-merge; ``--help`` each).
+merge, play; ``--help`` each).
 
 ``prove`` reads positions, one per line as a move list in renju notation (``h8 h10 g7``: column
 letter from ``a``, row number from 1 at the bottom, Black first), and prints one JSON line per
@@ -265,6 +265,24 @@ def main(argv: list[str] | None = None) -> int:
     add_graph(merge)
     merge.add_argument("other", type=Path, help="the graph to take vertices from")
 
+    play = commands.add_parser(
+        "play", help="games that put the book to the test",
+        description="From each proved reply to the root's move (its line, in a seeded "
+        "symmetry), the engine with the book as the attacker plays the engine without it; "
+        "exit 0 only if the attacker won every game.")
+    add_graph(play)
+    play.add_argument("--book", type=Path,
+                      help="the book the attacker probes (default: the shipped one)")
+    play.add_argument("--games-each", type=int, default=1,
+                      help="games from each proved reply (default 1)")
+    play.add_argument("--attacker-ms", type=int, default=1000,
+                      help="the attacker's time a move (default 1000)")
+    play.add_argument("--defender-ms", type=int, default=300,
+                      help="the defender's time a move (default 300)")
+    play.add_argument("--random", type=float, default=0.1,
+                      help="share of the defender's moves played at random (default 0.1)")
+    play.add_argument("--seed", type=int, default=0, help="of the symmetries and random moves")
+
     args = parser.parse_args(argv)
     try:
         Board(args.size, args.size, args.rule)
@@ -295,6 +313,8 @@ def main(argv: list[str] | None = None) -> int:
         return run.export(db, args, args.out or shipped_path(args.rule, args.size))
     if args.command == "merge":
         return run.merge(db, args.other)
+    if args.command == "play":
+        return run.play(db, args)
     return run.stats(db, args.below)
 
 

@@ -6,18 +6,25 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import functools
+import random
 import signal
 import sys
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
 from tqdm import tqdm
 
+from bot.core.board import Board
 from bot.core.errors import BoardError
+from bot.core.notation import format_move_list
+from bot.core.state import symmetry_image
+from bot.engine import Engine
+from bot.limits import Limits
 from opening_book import builder
-from opening_book.book import Reproof
+from opening_book.book import Book, Reproof, load_shipped
 from opening_book.graph import Graph, Vertex, branch_order, export as export_graph
 from opening_book.positions import position_board
 from opening_book.prover import ProverLimits
@@ -406,3 +413,68 @@ def position_key_of_root(graph: Graph) -> int:
     board = position_board(graph.setting("root"), int(graph.setting("size")),
                            int(graph.setting("rule")))
     return board.canonical_key()[0]
+
+
+def play(db: Path, args: argparse.Namespace) -> int:
+    """Games from each proved reply to the root's move (its vertex's line, in a seeded
+    symmetry): the engine with the book as the attacker (``--attacker-ms`` a move) against the
+    engine without it (``--defender-ms``, a share ``--random`` of its moves random).  Prints
+    each game and what decided the attacker's moves; 0 only if the attacker won every game."""
+    graph = Graph(db)
+    size, rule = int(graph.setting("size")), int(graph.setting("rule"))
+    root = graph.vertex(position_key_of_root(graph))
+    replies = [] if root is None else [graph.vertex(key) for key in graph.children(root.key)]
+    lines = sorted((v.moves for v in replies if v is not None and v.status == "proved"),
+                   key=branch_order)
+    graph.close()
+    book = Book(args.book) if args.book else load_shipped(rule, size)
+    if book is None:
+        print(f"sente-book: no book for rule {rule} at {size}x{size}", file=sys.stderr)
+        return 1
+    won, longest, causes = 0, 0, Counter[str]()
+    for line in lines:
+        for game in range(args.games_each):
+            rng = random.Random(f"{args.seed}:{line}:{game}")
+            sym = rng.randrange(8)
+            start = [symmetry_image(sym, x, y, size, size)
+                     for x, y in position_board(line, size, rule).moves()]
+            attacker = len(start) % 2 + 1  # (to move after the reply)
+            winner, stones, decided = _book_game(start, attacker, size, rule, book, args, rng)
+            won += winner == attacker
+            longest = max(longest, stones)
+            causes.update(decided)
+            print(f"{format_move_list(start, size)}: "
+                  f"{('none', 'black', 'white')[winner]} wins in {stones} stones; the "
+                  f"attacker's moves: {', '.join(f'{k} {n}' for k, n in decided.items())}")
+    games = len(lines) * args.games_each
+    print(f"the attacker won {won} of {games} games, the longest {longest} stones; its moves: "
+          + ", ".join(f"{k} {n}" for k, n in causes.most_common()))
+    return 0 if won == games else 1
+
+
+def _book_game(start: list[tuple[int, int]], attacker: int, size: int, rule: int, book: Book,
+               args: argparse.Namespace, rng: random.Random) -> tuple[int, int, Counter[str]]:
+    """One game of ``play`` from the stones ``start``: (the winner, 0 for none; the stones at
+    the end; what decided each of the attacker's moves, by Result.stopped_by)."""
+    referee = Board(size, size, rule)
+    attacker_engine, defender_engine = Engine(book=book), Engine()
+    for engine in (attacker_engine, defender_engine):
+        engine.new_game(size, size, rule)
+    decided: Counter[str] = Counter()
+    moves = iter(start)
+    while not referee.is_full():
+        mover = referee.side_to_move()
+        move = next(moves, None)
+        if move is None and mover == attacker:
+            result = attacker_engine.think(Limits(timeout_turn_ms=args.attacker_ms))
+            decided[result.stopped_by] += 1
+            move = result.move
+        elif move is None and rng.random() < args.random:
+            move = rng.choice([p for p in referee.empty_points() if referee.is_legal(*p, mover)])
+        elif move is None:
+            move = defender_engine.think(Limits(timeout_turn_ms=args.defender_ms)).move
+        for engine in (attacker_engine, defender_engine):
+            engine.play(*move)
+        if referee.play(*move):
+            return mover, referee.ply, decided
+    return 0, referee.ply, decided

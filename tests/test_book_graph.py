@@ -220,6 +220,28 @@ def test_the_engine_with_the_book_wins_every_game_against_a_random_opponent(
             assert set(causes) == {"book"}, causes
 
 
+def test_play_wins_every_game_from_the_proved_replies_with_the_book(
+        graph_path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``sente-book play``: from each proved reply to the root's move, the engine with the
+    exported book beats the engine without it, every attacker move from the book or a proof."""
+    graph_copy = tmp_path / "graph.sqlite"
+    graph_copy.write_bytes(graph_path.read_bytes())
+    book_path = tmp_path / "book.bin"
+    export(Graph(graph_copy), book_path)
+    replies = [v for v in (Graph(graph_copy).vertex(key) for key
+                           in Graph(graph_copy).children(root_position_key()))
+               if v is not None and v.status == "proved"]
+    args = ["play", "--db", str(graph_copy), "--attacker-ms", "1000", "--defender-ms", "100",
+            "--games-each", "2"]
+    assert cli.main(args + ["--book", str(book_path)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) == 2 * len(replies) + 1 and len(replies) >= 3
+    assert out[-1].startswith(f"the attacker won {2 * len(replies)} of {2 * len(replies)} games")
+    causes = {item.split()[0] for item in out[-1].split("its moves: ")[1].split(", ")}
+    assert causes <= {"book", "proven"}, out[-1]
+    assert all(line.split(": ", 1)[1].startswith("black wins") for line in out[:-1])
+
+
 PROVED_SECOND_MOVES = ["h8 a15", "h8 b15", "h8 c15", "h8 d15", "h8 e15", "h8 f15", "h8 g15",
                       "h8 h15", "h8 b14", "h8 c14", "h8 d14", "h8 e14", "h8 f14", "h8 g14",
                       "h8 h14", "h8 c13", "h8 d13", "h8 e13", "h8 f13", "h8 g13", "h8 h13",

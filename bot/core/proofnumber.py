@@ -64,6 +64,7 @@ OPEN = int64(0)
 ATTACKING = int64(1)
 DEFENDING = int64(0)
 ROOT_PLY = int64(0)
+NO_BOUND = int64(0)  # dfpn_vct's max_threats for a search with no bound on the threats
 
 
 def new_table(entries: int) -> tuple[np.ndarray, np.ndarray]:
@@ -447,7 +448,7 @@ def dfpn_vct_within(st: BoardState, ss: SearchState, keys: np.ndarray, data: np.
         return plies, move
     spent = ss.ctrl[C_TSS_NODES]
     keys[:] = 0  # (the bounded search's numbers mislead the unbounded one: it starts afresh)
-    plies, move = dfpn_vct(st, ss, keys, data, colour, node_limit, quiet_fours, 0)
+    plies, move = dfpn_vct(st, ss, keys, data, colour, node_limit, quiet_fours, NO_BOUND)
     ss.ctrl[C_TSS_NODES] += spent
     return plies, move
 

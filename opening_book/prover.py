@@ -75,13 +75,13 @@ DFPN_LEAST_MOVES = 3
 def dfpn_threat_win(board: Board, search: SearchState, table: tuple[ndarray, ndarray],
                     attacker: int, nodes: int, plies_left: int) -> tuple[int, int]:
     """(plies of the longest line of its proof, first move) of the attacker's win by
-    continuous threats, with quiet threats, that the df-pn proves within ``nodes`` nodes a
-    search from an empty ``table`` (``new_table(DFPN_TABLE_ENTRIES)``) and memo, or (0, -1): a
-    search with as many nodes or more proves it again the same way.  It looks first for a win
-    of at most ``plies_left`` plies with the attacker's moves bounded by those plies, then with
-    no bound (``dfpn_vct_within``: on 240 open vertices of the graph, 14-30 stones, with 2000
-    tree nodes and 5000 threat nodes, the unbounded search alone proved 3 of them, the bounded
-    one alone 11, both 15)."""
+    continuous threats, with quiet threats, that the df-pn proves within ``nodes`` nodes for
+    each of its searches, from an empty ``table`` (``new_table(DFPN_TABLE_ENTRIES)``) and memo,
+    or (0, -1): a search with as many nodes or more proves it again the same way.  It looks
+    first for a win of at most ``plies_left`` plies with the attacker's moves bounded by those
+    plies, then with no bound (``dfpn_vct_within``: on 240 open vertices of the graph, 14-30
+    stones, with 2000 tree nodes and 5000 threat nodes, the unbounded search alone proved 3 of
+    them, the bounded one alone 11, both 15; with 10000 nodes instead of DFPN_NODES, 7)."""
     table[0].fill(0)
     forget_threats(search)
     return dfpn_vct_within(board.state, search, table[0], table[1], attacker, nodes,

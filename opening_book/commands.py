@@ -185,6 +185,13 @@ def vertex_of_line(graph: Graph, line: str, size: int, rule: int, option: str = 
     return vertex
 
 
+def proved_replies(graph: Graph, key: int) -> list[str]:
+    """The lines of the proved replies below the vertex ``key``, far replies first."""
+    replies = [graph.vertex(child) for child in graph.children(key)]
+    return sorted((reply.moves for reply in replies
+                   if reply is not None and reply.status == "proved"), key=branch_order)
+
+
 def unproved_replies(graph: Graph, key: int) -> list[Vertex]:
     """The replies below the vertex ``key`` not proved, far replies first (``branch_order``)."""
     replies = [graph.vertex(child) for child in graph.children(key)]
@@ -377,10 +384,9 @@ def stats(db: Path, below: Sequence[str] = ()) -> int:
     if root is not None:
         print(f"root ({graph.setting('root') or 'empty board'}): {root.status}"
               + (f", longest line {root.longest} stones" if root.longest else ""))
-        replies = [graph.vertex(key) for key in graph.children(root.key)]
-        proved = sorted((v.moves for v in replies if v is not None and v.status == "proved"),
-                        key=branch_order)
-        print(f"the defender's replies to the root's move: {len(proved)} of {len(replies)} "
+        proved = proved_replies(graph, root.key)
+        print(f"the defender's replies to the root's move: {len(proved)} of "
+              f"{len(graph.children(root.key))} "
               "proved (after symmetry)" + (f": {', '.join(proved)}" if proved else ""))
         branches = graph.open_by_branch(root.stones + 2)
         if branches:
@@ -423,9 +429,7 @@ def play(db: Path, args: argparse.Namespace) -> int:
     graph = Graph(db)
     size, rule = int(graph.setting("size")), int(graph.setting("rule"))
     root = graph.vertex(position_key_of_root(graph))
-    replies = [] if root is None else [graph.vertex(key) for key in graph.children(root.key)]
-    lines = sorted((v.moves for v in replies if v is not None and v.status == "proved"),
-                   key=branch_order)
+    lines = [] if root is None else proved_replies(graph, root.key)
     graph.close()
     book = Book(args.book) if args.book else load_shipped(rule, size)
     if book is None:

@@ -119,9 +119,9 @@ def _store(keys: np.ndarray, data: np.ndarray, key: np.uint64, pn: int, dn: int,
     data[index, LIMIT] = limit
 
 
-@kernel("UniTuple(int64, 2)(state, search, int64, int64, int64, int64, boolean)")
+@kernel("UniTuple(int64, 2)(state, search, int64, int64, int64, int64, boolean, boolean)")
 def _expand(st: BoardState, ss: SearchState, attacker: int, attacking: int, quiet: int,
-            ply: int, seen: bool) -> tuple[int, int]:
+            ply: int, seen: bool, frontier: bool) -> tuple[int, int]:
     """Decide the node or list its children: (PROVED, plies to the attacker's win),
     (DISPROVED, 0) or (OPEN, how many moves were written to ss.moves[ply], each the cell with
     a rank above CELL_MASK).
@@ -139,10 +139,13 @@ def _expand(st: BoardState, ss: SearchState, attacker: int, attacking: int, quie
     threat only when the attacker would win by ``quiet`` fours were it its turn, answered in
     the relevance zone of that win (``relevance_zone``); no threat disproves it.  A node
     ``seen`` before (it has a table entry, so it was not decided) skips the VCF searches that
-    decided nothing then."""
+    decided nothing then.  An attacker node at the ``frontier`` (no threat left to make) is
+    proved only by those tests of a win at once, else disproved."""
     defender = 3 - attacker
     mover = attacker if attacking == ATTACKING else defender
-    own_five, opp_fives, opp_five, own_win_four, opp_three = scan_threats(st, mover, True)
+    # (the open threes of the mover's opponent matter at defender nodes only)
+    own_five, opp_fives, opp_five, own_win_four, opp_three = scan_threats(
+        st, mover, attacking != ATTACKING)
     moves = ss.moves[ply]
     if attacking == ATTACKING:
         if own_five >= 0:
@@ -154,7 +157,7 @@ def _expand(st: BoardState, ss: SearchState, attacker: int, attacking: int, quie
             moves[0] = own_win_four
             return PROVED, 3
         if opp_fives == 1:
-            if not is_legal(st, opp_five, attacker):
+            if frontier or not is_legal(st, opp_five, attacker):
                 return DISPROVED, 0
             moves[0] = opp_five
             return OPEN, 1
@@ -166,6 +169,8 @@ def _expand(st: BoardState, ss: SearchState, attacker: int, attacking: int, quie
                     return DISPROVED, 0  # (the node budget ran out on the way)
                 moves[0] = line[0]
             return PROVED, plies
+        if frontier:
+            return DISPROVED, 0
         count = attacker_moves(st, ss, attacker, quiet > 0, ply)
         fours = 0
         scratch = ss.scores[ply]  # the fours, then the rest, each in its order
@@ -217,22 +222,6 @@ def _unanswered_plies(st: BoardState, ss: SearchState, attacker: int, quiet: int
     return vcf(st, ss, attacker, quiet)
 
 
-@kernel("UniTuple(int64, 2)(state, search, int64, boolean)")
-def _frontier(st: BoardState, ss: SearchState, attacker: int, seen: bool) -> tuple[int, int]:
-    """An attacker node with no threat left to make: (PROVED, plies) when it wins at once (its
-    five, an open four with no five of the defender's, or a VCF of ATTACKER_VCF_FOURS fours,
-    not sought again when ``seen``), else (DISPROVED, 0)."""
-    own_five, opp_fives, _, own_win_four, _ = scan_threats(st, attacker, False)
-    if own_five >= 0:
-        return PROVED, 1
-    if opp_fives > 0:
-        return DISPROVED, 0
-    if own_win_four >= 0:
-        return PROVED, 3
-    plies = 0 if seen else vcf(st, ss, attacker, ATTACKER_VCF_FOURS)
-    return (PROVED, plies) if plies > 0 else (DISPROVED, 0)
-
-
 @kernel("UniTuple(int64, 4)(state, search, uint64[::1], int64[:, ::1], int64, int64, int64, "
         "int64, int64, int64, uint64, int64)")
 def _mid(st: BoardState, ss: SearchState, keys: np.ndarray, data: np.ndarray, attacker: int,
@@ -243,7 +232,7 @@ def _mid(st: BoardState, ss: SearchState, keys: np.ndarray, data: np.ndarray, at
     return (proof number, disproof number, plies to the win when proved, the most threats left
     under which a disproof holds).  The attacker may make at most ``threats`` more moves in the
     tree (UNLIMITED: any number); an attacker node with none left is proved only by a win at
-    once (``_frontier``), else disproved under that bound alone.  At ply 0 the move that proves
+    once (``_expand``), else disproved under that bound alone.  At ply 0 the move that proves
     the node goes to ctrl[C_TSS_MOVE].  A defender node reached for the first time stores as
     proved the replies after which the attacker has a five or an open four; once all its
     replies are proved lost, the defender's own VCF (DEFENDER_VCF_FOURS) may still refute it."""
@@ -256,10 +245,7 @@ def _mid(st: BoardState, ss: SearchState, keys: np.ndarray, data: np.ndarray, at
     before = ctrl[C_TSS_NODES]
     seen = ply > ROOT_PLY and _slot(keys, key) >= 0  # (the root must find its move again)
     bounded = attacking == ATTACKING and threats <= 0
-    if bounded:
-        outcome, count = _frontier(st, ss, attacker, seen)
-    else:
-        outcome, count = _expand(st, ss, attacker, attacking, quiet, ply, seen)
+    outcome, count = _expand(st, ss, attacker, attacking, quiet, ply, seen, bounded)
     moves = ss.moves[ply]
     if outcome == PROVED:
         if ply == ROOT_PLY:
@@ -471,7 +457,7 @@ def _proved_child(st: BoardState, ss: SearchState, keys: np.ndarray, data: np.nd
     its proved child of the fewest plies at an attacker node, of the most at a defender node
     (the longest defence); a child whose entry was replaced is proved again (``_mid``, within
     the node budget).  -1 when that fails."""
-    outcome, count = _expand(st, ss, attacker, attacking, quiet, ply, True)
+    outcome, count = _expand(st, ss, attacker, attacking, quiet, ply, True, False)
     if outcome != OPEN:
         return -1
     mover = attacker if attacking == ATTACKING else 3 - attacker

@@ -42,11 +42,14 @@ from opening_book.prover import WIDE_THREAT_NODES, Node, Prover, ProverLimits
 from opening_book.verify import verify
 
 
+DEFAULT_BUDGET = 35  # stones: the seed's strategy fits 35, the target of ours
+
+
 @dataclass(frozen=True)
 class BuildSettings:
     rule: int = 1
     size: int = 15
-    budget: int = 35  # stones on the board at the end of the longest line
+    budget: int = DEFAULT_BUDGET  # stones on the board at the end of the longest line
     limits: ProverLimits = field(default_factory=ProverLimits)
     # Milliseconds of engine search that pick the attacker's move each job expands first (0:
     # none; the prover's search, then the least proof number): longer picks better moves,
@@ -88,6 +91,15 @@ class BuildSettings:
     # 6 of their 103 moves), while no proved vertex of the graph had needed more than 3 tries.
     # Fewer gives lost lines up sooner and risks giving up a vertex a later move would prove.
     give_up_after: int = 6
+    # ... and a vertex farther from the budget once this many are (0: never).  In the graph of
+    # record after 90 core-hours no vertex of fewer than 22 stones had been proved after more
+    # than 5 of its moves were excluded, while 13 expanded there had had 6 to 18 excluded, one
+    # subtree after another built and given up below each (the churn of the hard branches).
+    # 30 minutes on one worker each from one copy, on `h8 h11 f8 e8 f9 f7`: open vertices
+    # there 297 on average without it (17 at the fewest), 212 with 10 (1), 161 with 6 (1); one
+    # sample each (NOTES.md).  Fewer gives such a vertex up sooner for another move above it,
+    # and risks giving up one a later move would prove.
+    far_give_up_after: int = 6
     # At a vertex with at most ``flood_moves_left`` attacker moves left before the five, a move
     # that leaves more than ``flood_replies`` defender replies open is not taken but excluded,
     # as a refuted one is (0: no limit).  Such a move is quiet: White may answer anywhere.  In
@@ -337,8 +349,11 @@ def work_on(moves: str, excluded: str, settings: BuildSettings) -> Work:
         excluded += f"{to_canonical(board, sym, *board.point(cell))},"
         job.prover.excluded.add(cell)
     flood = settings.flood_limit(board.ply)
-    giving_up = (settings.give_up_after and excluded.count(",") >= settings.give_up_after
-                 and settings.near_budget(board.ply))
+    tries = excluded.count(",")
+    giving_up = bool(settings.give_up_after and tries >= settings.give_up_after
+                     and settings.near_budget(board.ply)
+                     or settings.far_give_up_after and tries >= settings.far_give_up_after
+                     and not settings.near_budget(board.ply))
     engine: tuple[int, Replies] | None = None  # the engine's move and its replies
     if settings.engine_ms and not giving_up:
         job.prover.set_goal(settings.budget)

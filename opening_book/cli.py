@@ -24,7 +24,7 @@ from bot.core.board import Board
 from bot.core.errors import BoardError
 from bot.core.notation import format_move
 from opening_book.book import Reproof, shipped_path
-from opening_book.builder import GIVE_UP_MOVES_LEFT, SHALLOW_SLOTS, BuildSettings
+from opening_book.builder import DEFAULT_BUDGET, GIVE_UP_MOVES_LEFT, SHALLOW_SLOTS, BuildSettings
 from opening_book.positions import position_board
 from opening_book.prover import DFPN_NODES, WIDE_THREAT_NODES, Prover, ProverLimits
 
@@ -91,8 +91,16 @@ def add_board(parser: argparse.ArgumentParser) -> None:
 
 
 def add_budget(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--budget", type=int, default=35,
+    parser.add_argument("--budget", type=int, default=DEFAULT_BUDGET,
                         help="stones on the board at the end of the longest line (default 35)")
+
+
+def add_graph_budget(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--budget", type=int, default=None,
+                        help="stones on the board at the end of the longest line (default: the "
+                        "graph's own; 35 for a new graph); more than the graph's raises its "
+                        "budget: what is proved stays proved, and the vertices not proved may "
+                        "try again the moves refused under the smaller one")
 
 
 def add_graph(parser: argparse.ArgumentParser) -> None:
@@ -124,6 +132,10 @@ def add_build_settings(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--give-up-after", type=int, default=BuildSettings.give_up_after,
                         help="a vertex near the budget fails once this many of its moves are "
                         "excluded (0: only when all are refuted; default %(default)s)")
+    parser.add_argument("--far-give-up-after", type=int,
+                        default=BuildSettings.far_give_up_after,
+                        help="... and a vertex farther from the budget (0: only when all are "
+                        "refuted; default %(default)s)")
     parser.add_argument("--flood-replies", type=int, default=BuildSettings.flood_replies,
                         help="with at most --flood-moves-left attacker moves left, a move that "
                         "leaves more replies open than this is excluded, not taken (0: no "
@@ -161,7 +173,7 @@ def main(argv: list[str] | None = None) -> int:
     add_graph(build)
     build.add_argument("--root", default="", help="the move list the graph starts from, "
                        "attacker to move (default: the empty board, Black attacks)")
-    add_budget(build)
+    add_graph_budget(build)
     build.add_argument("--root-move", default="", help="the attacker's move to expand at the "
                        "root (e.g. 'h6'; a move that proved in another graph), not the job's "
                        "choice; excluded if a reply refutes it")

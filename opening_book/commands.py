@@ -32,19 +32,30 @@ from opening_book.verify import Verdict, verify as verify_graph
 
 
 def open_graph(db: Path, args: argparse.Namespace) -> Graph:
-    """The graph at ``db``; a new one takes the settings of ``args``, an old one must agree."""
+    """The graph at ``db``; a new one takes the settings of ``args``, an old one must agree,
+    but for a larger ``--budget`` (build's), which raises the old one's."""
     settings = {"rule": str(args.rule), "size": str(args.size)}
-    if hasattr(args, "budget"):
-        settings.update(budget=str(args.budget), root=args.root)
+    building = hasattr(args, "budget")
+    if building:
+        settings.update(root=args.root)
     is_new = not db.exists()
-    if is_new and not hasattr(args, "budget"):
+    if is_new and not building:
         raise SystemExit(f"sente-book: no graph at {db} (sente-book build makes one)")
     db.parent.mkdir(parents=True, exist_ok=True)
-    graph = Graph(db, settings if is_new else None)
+    budget = args.budget if building and args.budget is not None else builder.DEFAULT_BUDGET
+    graph = Graph(db, {**settings, "budget": str(budget)} if is_new else None)
     for name, value in settings.items():
         if graph.setting(name) != value:
             raise SystemExit(f"sente-book: {db} was built with {name} {graph.setting(name)!r}, "
                              f"not {value!r}")
+    if building and args.budget is not None and args.budget != int(graph.setting("budget")):
+        if args.budget < int(graph.setting("budget")):
+            raise SystemExit(f"sente-book: {db} has budget {graph.setting('budget')}: a smaller "
+                             f"one ({args.budget}) would leave its longer proofs unproved")
+        reopened = graph.raise_budget(args.budget)
+        print(f"budget raised to {args.budget}: {reopened} "
+              f"{'vertex' if reopened == 1 else 'vertices'} not proved may try again the moves "
+              "refused under the smaller one", file=sys.stderr)
     return graph
 
 
@@ -55,7 +66,7 @@ def build(db: Path, args: argparse.Namespace, limits: ProverLimits) -> int:
         raise SystemExit(f"sente-book: --root: {error}") from None
     graph = open_graph(db, args)
     branches = [branch_line(graph, args, line) for line in args.branch]
-    settings = build_settings(args, args.budget, limits)
+    settings = build_settings(args, int(graph.setting("budget")), limits)
     if args.root_move:
         forced = f"{args.root} {args.root_move}".strip()
         try:
@@ -75,6 +86,7 @@ def build_settings(args: argparse.Namespace, budget: int,
                                  quick_nodes=args.quick_nodes,
                                  wide_threat_nodes=args.wide_threat_nodes,
                                  give_up_after=args.give_up_after,
+                                 far_give_up_after=args.far_give_up_after,
                                  flood_replies=args.flood_replies,
                                  flood_moves_left=args.flood_moves_left,
                                  far_seconds=args.far_seconds)

@@ -273,6 +273,19 @@ class Graph:
                                 (longest, key))
             marked += len(rows)
 
+    def raise_budget(self, budget: int) -> int:
+        """Make the budget ``budget``, larger than the graph's: every proof stands (it fits
+        the smaller one), and every vertex not proved forgets the moves refused and the tries
+        made under the smaller one (a failed one is open again); returns how many forgot."""
+        if budget <= int(self.setting("budget")):
+            raise ValueError(f"budget {budget} is not more than {self.setting('budget')}")
+        with self.db:
+            self.db.execute("UPDATE meta SET value = ? WHERE name = 'budget'", (str(budget),))
+            return self.db.execute(
+                "UPDATE vertex SET excluded = '', attempts = 0, status = CASE status "
+                "WHEN 'failed' THEN 'open' ELSE status END WHERE status != 'proved' AND "
+                "(excluded != '' OR attempts > 0 OR status = 'failed')").rowcount
+
     def _exclude_move(self, key: int, move: int) -> None:
         """Open the expanded vertex ``key`` (signed) again with its ``move`` excluded."""
         self.db.execute("UPDATE vertex SET status = 'open', move = NULL, excluded = "

@@ -743,16 +743,21 @@ def test_a_vertex_whose_only_move_failed_fails_instead_of_playing_it_again() -> 
     assert vertex.status == "failed" and vertex.move is None
 
 
-def test_a_vertex_near_the_budget_with_enough_moves_excluded_fails() -> None:
+def test_a_vertex_with_enough_moves_excluded_fails_by_its_distance_to_the_budget() -> None:
     # two corner cells excluded (never Black's move here): below the limit the job goes on
     excluded = "0,14,"
     for give_up_after, status in ((3, "expanded"), (2, "failed")):
         settings = dataclasses.replace(SMALL_JOBS, give_up_after=give_up_after)
         vertex = builder.work_on(ROOT, excluded, settings).records[-1][0]
         assert (vertex.status, vertex.excluded) == (status, excluded)
-    # far from the budget the limit does not apply
+    # far from the budget the limit does not apply, but the far one does
     far = dataclasses.replace(SMALL_JOBS, give_up_after=2, budget=35)
     assert builder.work_on(ROOT, excluded, far).records[-1][0].status == "expanded"
+    for far_give_up_after, status in ((3, "expanded"), (2, "failed")):
+        settings = dataclasses.replace(far, far_give_up_after=far_give_up_after)
+        assert builder.work_on(ROOT, excluded, settings).records[-1][0].status == status
+    near = dataclasses.replace(SMALL_JOBS, give_up_after=3, far_give_up_after=2)
+    assert builder.work_on(ROOT, excluded, near).records[-1][0].status == "expanded"
 
 
 def test_a_job_pauses_the_cycle_collector_and_leaves_it_as_it_was() -> None:
@@ -1064,3 +1069,28 @@ def test_a_build_expands_the_root_move_asked_for(tmp_path: Path) -> None:
     assert move != (6, 7) and vertex.excluded == f"{to_canonical(board, sym, 6, 7)},"
     with pytest.raises(SystemExit, match="--root-move"):
         cli.main(args + ["--db", str(tmp_path / "bad.sqlite"), "--root-move", "h8"])
+
+
+def test_a_larger_budget_raises_the_graphs_and_a_vertex_that_failed_tries_again(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "raised.sqlite"
+    tight = dataclasses.replace(SMALL_JOBS, budget=15)
+    graph = Graph(path, tight.as_meta(ROOT))
+    builder.build(graph, tight, ROOT, builder.InProcess(), max_jobs=4)
+    assert root_vertex(graph).status == "failed"  # its only move, the block, fails within 15
+    graph.close()
+    args = ["build", "--db", str(path), "--root", ROOT, "--workers", "0", "--engine-ms", "0",
+            "--quick-nodes", "0", "--max-nodes", "20000", "--threat-nodes", "40",
+            "--wide-threat-nodes", "0", "--dfpn-nodes", "0"]
+    with pytest.raises(SystemExit, match="has budget 15: a smaller one"):
+        cli.main(args + ["--budget", "13"])
+    assert Graph(path).setting("budget") == "15"
+    assert cli.main(args + ["--budget", "17"]) == 0
+    assert "budget raised to 17: 1 vertex not proved" in capsys.readouterr().err
+    graph = Graph(path)
+    assert graph.setting("budget") == "17"
+    root = root_vertex(graph)
+    assert root.status == "proved" and root.longest is not None and 15 < root.longest <= 17
+    graph.close()
+    assert cli.main(args) == 0  # the graph's own budget, 17, with none given
+    assert "budget raised" not in capsys.readouterr().err

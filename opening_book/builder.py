@@ -132,6 +132,10 @@ class BuildSettings:
         left before the five."""
         return self.moves_left(stones) <= GIVE_UP_MOVES_LEFT
 
+    def give_up_limit(self, stones: int) -> int:
+        """The excluded moves after which a vertex of ``stones`` stones fails (0: none)."""
+        return self.give_up_after if self.near_budget(stones) else self.far_give_up_after
+
     def search_seconds(self, stones: int) -> float:
         """The proof search's time limit in a job at a vertex of ``stones`` stones."""
         if self.far_seconds is None or self.near_budget(stones):
@@ -349,11 +353,8 @@ def work_on(moves: str, excluded: str, settings: BuildSettings) -> Work:
         excluded += f"{to_canonical(board, sym, *board.point(cell))},"
         job.prover.excluded.add(cell)
     flood = settings.flood_limit(board.ply)
-    tries = excluded.count(",")
-    giving_up = bool(settings.give_up_after and tries >= settings.give_up_after
-                     and settings.near_budget(board.ply)
-                     or settings.far_give_up_after and tries >= settings.far_give_up_after
-                     and not settings.near_budget(board.ply))
+    give_up_after = settings.give_up_limit(board.ply)
+    giving_up = bool(give_up_after) and excluded.count(",") >= give_up_after
     engine: tuple[int, Replies] | None = None  # the engine's move and its replies
     if settings.engine_ms and not giving_up:
         job.prover.set_goal(settings.budget)

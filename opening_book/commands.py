@@ -48,10 +48,11 @@ def open_graph(db: Path, args: argparse.Namespace) -> Graph:
         if graph.setting(name) != value:
             raise SystemExit(f"sente-book: {db} was built with {name} {graph.setting(name)!r}, "
                              f"not {value!r}")
-    if building and args.budget is not None and args.budget != int(graph.setting("budget")):
-        if args.budget < int(graph.setting("budget")):
-            raise SystemExit(f"sente-book: {db} has budget {graph.setting('budget')}: a smaller "
-                             f"one ({args.budget}) would leave its longer proofs unproved")
+    old_budget = int(graph.setting("budget"))
+    if building and args.budget is not None and args.budget < old_budget:
+        raise SystemExit(f"sente-book: {db} has budget {old_budget}: a smaller one "
+                         f"({args.budget}) would leave its longer proofs unproved")
+    if building and args.budget is not None and args.budget > old_budget:
         reopened = graph.raise_budget(args.budget)
         print(f"budget raised to {args.budget}: {reopened} "
               f"{'vertex' if reopened == 1 else 'vertices'} not proved may try again the moves "

@@ -63,11 +63,12 @@ SWAP2_OPENING_DEPTH = 6
 BOOK_VCT_NODES = 300_000
 BOOK_VCT_THREATS = 16
 # ... and where that finds none, the df-pn with the book's quiet threats, as the book's prover
-# closes replies with it (within 20000 nodes: first bounded by the moves the book's budget
-# leaves, then unbounded, dfpn_vct_within) gets up to this many nodes, and this many a
-# millisecond of half the turn's hard maximum (about half the speed of the native kernels: more
-# finds longer proofs, and leaves less of the turn to the search when it finds none), half to
-# each of its two searches, in a table of this many entries (made at its first use: 5 MiB).
+# closes replies with it (within 20000 nodes, 500000 in a sweep: first bounded by the moves
+# the book's budget leaves, then unbounded, dfpn_vct_within) gets up to this many nodes, and
+# this many a millisecond of half the turn's hard maximum (about half the speed of the native
+# kernels: more finds longer proofs, and leaves less of the turn to the search when it finds
+# none), half to each of its two searches, in a table of this many entries (made at its first
+# use: 5 MiB).
 BOOK_DFPN_NODES = 1_000_000
 BOOK_DFPN_NODES_PER_MS = 600
 BOOK_DFPN_ENTRIES = 1 << 17

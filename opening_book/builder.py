@@ -564,9 +564,11 @@ def build(graph: Graph, settings: BuildSettings, root: str, runner: Runner, *,
     given up is written too: the vertices it proved stay, as proofs a transposition may use,
     and the others are removed again as unreached (Graph.propagate).  Vertices expanded with
     more replies open than the flood limit allows (``BuildSettings.flood_replies``) are opened
-    again first, their move excluded."""
+    again first, their move excluded.  The graph keeps the most df-pn nodes its leaves were
+    closed with (``Graph.record_leaf_dfpn_nodes``), as does ``sweep``."""
     board = position_board(root, settings.size, settings.rule)
     root_key = board.canonical_key()[0]
+    graph.record_leaf_dfpn_nodes(settings.limits.dfpn_nodes)
     with graph.db:
         graph.add_open(root_key, root, board.ply)
         if settings.flood_replies:
@@ -639,6 +641,7 @@ def sweep(graph: Graph, settings: BuildSettings, root: str, runner: Runner, *,
     ``again``: then every vertex open when the sweep starts is looked at once more (after the
     prover has become stronger)."""
     root_key = position_board(root, settings.size, settings.rule).canonical_key()[0]
+    graph.record_leaf_dfpn_nodes(settings.limits.dfpn_nodes)
     start = time.perf_counter()
     batches: Iterator[list[Vertex]] = iter(lambda: graph.unseen_open_vertices(batch), [])
     if again:
@@ -687,8 +690,7 @@ def attack(moves: str, excluded: str, settings: BuildSettings, *, seconds: float
         build(graph, settings, moves, InProcess(), seconds=seconds)
         root = graph.vertex(key)
         status = "open" if root is None else root.status
-        holes = (verify(graph, threat_nodes=verify_nodes,
-                        dfpn_nodes=settings.limits.dfpn_nodes).holes
+        holes = (verify(graph, threat_nodes=verify_nodes).holes
                  if status == "proved" else [])
         return Attack(moves, str(path), status, graph.counts(), holes)
     finally:

@@ -26,7 +26,8 @@ from bot.core.notation import format_move
 from opening_book.book import Reproof, shipped_path
 from opening_book.builder import DEFAULT_BUDGET, GIVE_UP_MOVES_LEFT, SHALLOW_SLOTS, BuildSettings
 from opening_book.positions import position_board
-from opening_book.prover import DFPN_NODES, WIDE_THREAT_NODES, Prover, ProverLimits
+from opening_book.prover import (DFPN_NODES, SWEEP_DFPN_NODES, WIDE_THREAT_NODES, Prover,
+                                 ProverLimits)
 
 COLOUR_NAMES = {1: "black", 2: "white"}
 
@@ -73,15 +74,12 @@ def add_limits(parser: argparse.ArgumentParser) -> None:
                         help="time limit per position (0: none)")
 
 
-def add_threat_nodes(parser: argparse.ArgumentParser) -> None:
+def add_threat_nodes(parser: argparse.ArgumentParser, dfpn_nodes: int = DFPN_NODES) -> None:
     parser.add_argument("--threat-nodes", type=int, default=ProverLimits.threat_nodes,
                         help="nodes per threat search at a leaf")
-    add_dfpn_nodes(parser, "nodes of the df-pn (with quiet threats) a leaf tries when the "
-                   "threat search finds no win (0: none; default %(default)s)")
-
-
-def add_dfpn_nodes(parser: argparse.ArgumentParser, text: str) -> None:
-    parser.add_argument("--dfpn-nodes", type=int, default=DFPN_NODES, help=text)
+    parser.add_argument("--dfpn-nodes", type=int, default=dfpn_nodes,
+                        help="nodes of the df-pn (with quiet threats) a leaf tries when the "
+                        "threat search finds no win (0: none; default %(default)s)")
 
 
 def add_board(parser: argparse.ArgumentParser) -> None:
@@ -226,7 +224,7 @@ def main(argv: list[str] | None = None) -> int:
     sweep.add_argument("--again", action="store_true",
                        help="also the open vertices jobs have seen, each once (after the "
                        "prover has become stronger)")
-    add_threat_nodes(sweep)
+    add_threat_nodes(sweep, SWEEP_DFPN_NODES)
 
     verify = commands.add_parser(
         "verify", help="check the graph as a strategy; exit 0 only without a hole",
@@ -237,8 +235,10 @@ def main(argv: list[str] | None = None) -> int:
     verify.add_argument("--threat-nodes", type=int, default=WIDE_THREAT_NODES,
                         help="nodes per threat search for positions outside the graph (at "
                         "least the build's --wide-threat-nodes; default %(default)s)")
-    add_dfpn_nodes(verify, "nodes of the df-pn tried where the threat search finds no win (at "
-                   "least the build's --dfpn-nodes; 0: none; default %(default)s)")
+    verify.add_argument("--dfpn-nodes", type=int, default=None,
+                        help="nodes of the df-pn tried where the threat search finds no win (0: "
+                        "none; default: the most any build or sweep of the graph gave its "
+                        "leaves)")
     verify.add_argument("--show", type=int, default=20, help="holes to print (default 20)")
     verify.add_argument("--max-holes", type=int, default=0,
                         help="stop after this many holes (0: find them all)")

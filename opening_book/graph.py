@@ -17,8 +17,10 @@ as signed 64-bit integers.  A vertex is
 Vertices no longer reached from the root (the replies to a move given up) are removed, except
 proved ones, which may be reached again by transposition.  Every write happens in a
 transaction, so an interrupted build loses at most the batch being written.  ``meta`` holds the
-build's settings (rule, size, budget, attacker, root); ``reproof`` the export's answers, per
-proved vertex, to whether a small proof search proves it from scratch (``export``).
+build's settings (rule, size, budget, attacker, root) and the most df-pn nodes a leaf of its
+proofs was closed with (``leaf_dfpn_nodes``: what the verifier gives its own); ``reproof`` the
+export's answers, per proved vertex, to whether a small proof search proves it from scratch
+(``export``).
 """
 
 from __future__ import annotations
@@ -32,6 +34,9 @@ from pathlib import Path
 
 from opening_book.book import HEADER, MAGIC, Reproof
 from opening_book.positions import position_board
+
+# The most df-pn nodes at the prover's leaves of any build from before graphs kept the figure.
+LEGACY_LEAF_DFPN_NODES = 20_000
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -100,7 +105,10 @@ class Graph:
         self.db = sqlite3.connect(self.path)
         self.db.executescript(SCHEMA)
         if settings:
+            new = self.db.execute("SELECT COUNT(*) FROM meta").fetchone()[0] == 0
             with self.db:
+                if new:
+                    self.db.execute("INSERT INTO meta VALUES ('leaf_dfpn_nodes', '0')")
                 for name, value in settings.items():
                     self.db.execute("INSERT OR IGNORE INTO meta VALUES (?, ?)", (name, value))
 
@@ -121,6 +129,21 @@ class Graph:
     def add_core_seconds(self, seconds: float) -> None:
         self.db.execute("INSERT OR REPLACE INTO meta VALUES ('core_seconds', ?)",
                         (f"{self.core_seconds() + seconds:.3f}",))
+
+    def leaf_dfpn_nodes(self) -> int:
+        """The most nodes of the df-pn a prover leaf of this graph was closed with: a search
+        with as many finds the same win again (a graph from before the figure was kept:
+        LEGACY_LEAF_DFPN_NODES)."""
+        row = self.db.execute("SELECT value FROM meta WHERE name = 'leaf_dfpn_nodes'").fetchone()
+        return int(row[0]) if row else LEGACY_LEAF_DFPN_NODES
+
+    def record_leaf_dfpn_nodes(self, nodes: int) -> None:
+        """Proofs with the df-pn of ``nodes`` nodes at their leaves are about to be written:
+        the graph's figure becomes the larger of the two."""
+        most = max(nodes, self.leaf_dfpn_nodes())
+        with self.db:
+            self.db.execute("INSERT OR REPLACE INTO meta VALUES ('leaf_dfpn_nodes', ?)",
+                            (str(most),))
 
     # --- reading ---------------------------------------------------------------------------
     def vertex(self, key: int) -> Vertex | None:
@@ -373,7 +396,8 @@ class Graph:
         (a copy of this graph, with the same root, brings none).  A graph built with a larger
         budget gives only what fits this one: a vertex whose proof, or whose replies closed by
         threats, end beyond this budget comes as an open vertex (what failed or was excluded
-        there fails here too).  Returns how many vertices were taken."""
+        there fails here too).  The graph's df-pn figure at the leaves becomes the larger of the
+two.  Returns how many vertices were taken."""
         for name in ("rule", "size"):
             if other.setting(name) != self.setting(name):
                 raise ValueError(f"cannot merge: {name} {other.setting(name)} is not "
@@ -401,6 +425,8 @@ class Graph:
                 self.record(vertex, [(c.key, c.moves, c.stones) for c in children
                                      if c is not None])
                 taken += 1
+            self.db.execute("INSERT OR REPLACE INTO meta VALUES ('leaf_dfpn_nodes', ?)",
+                            (str(max(self.leaf_dfpn_nodes(), other.leaf_dfpn_nodes())),))
             self.db.executemany("INSERT OR IGNORE INTO reproof VALUES (?, ?, ?, ?)",
                                 other.db.execute("SELECT * FROM reproof").fetchall())
             self.propagate(root)

@@ -66,6 +66,15 @@ DFPN_TABLE_ENTRIES = 1 << 16
 # proved 1 of them, 11 with this df-pn after each failed one (2.7 times the time), and 5 with
 # 3000 tree nodes and no df-pn (3.5 times the time).
 DFPN_NODES = 20_000
+# ... and in a sweep (one quick proof per open vertex): there the df-pn at the vertex itself is
+# most of the work, and more nodes prove more of the open vertices within the builder's time
+# per position.  On 120 open vertices of 14-30 stones (session 62, `prove --seconds 0.2
+# --threat-nodes 5000`), 20000 nodes proved 8, 60000 10, 150000 15 and 500000 22, in 24-34 s
+# in all; with a limit of 1 s, 10, 17, 22 and 25.  The sweep of the graph of record with it
+# closed 430 of its 4044 open vertices in 7 minutes on two workers.  In builds, where every
+# reply a job's move leaves open gets a quick proof, it made each job four times as long for
+# no clear gain in 25 minutes (h8 g10, one worker each), so builds keep DFPN_NODES.
+SWEEP_DFPN_NODES = 500_000
 # The df-pn is tried only with this many attacker moves left before the five or more: nearer
 # the budget the threat-bounded deepening sees the wins there are within its nodes, and decides
 # the refutations (``_threat_verdict``).

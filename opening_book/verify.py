@@ -50,18 +50,18 @@ class Verdict:
 class Verifier:
     def __init__(self, graph: Graph, threat_nodes: int = WIDE_THREAT_NODES,
                  progress: Callable[[Verdict], None] | None = None, max_holes: int = 0,
-                 dfpn_nodes: int = 0) -> None:
+                 dfpn_nodes: int | None = None) -> None:
         """``max_holes``: stop once this many are found (0: look for all of them);
-        ``dfpn_nodes``: those of the df-pn tried where the deepening finds no win (0: none; at
-        least the build's ``ProverLimits.dfpn_nodes``)."""
+        ``dfpn_nodes``: those of the df-pn tried where the deepening finds no win (0: none;
+        None: the most the graph's leaves were closed with, ``Graph.leaf_dfpn_nodes``)."""
         self.max_holes = max_holes
         self.graph = graph
         self.rule = int(graph.setting("rule"))
         self.size = int(graph.setting("size"))
         self.budget = int(graph.setting("budget"))
         self.threat_nodes = threat_nodes
-        self.dfpn_nodes = dfpn_nodes
-        self.dfpn_table = new_table(DFPN_TABLE_ENTRIES) if dfpn_nodes > 0 else None
+        self.dfpn_nodes = graph.leaf_dfpn_nodes() if dfpn_nodes is None else dfpn_nodes
+        self.dfpn_table = new_table(DFPN_TABLE_ENTRIES) if self.dfpn_nodes > 0 else None
         self.progress = progress
         self.search = threat_search_state()
         self.verdict = Verdict()
@@ -159,5 +159,5 @@ class Verifier:
 
 def verify(graph: Graph, root: str | None = None, threat_nodes: int = WIDE_THREAT_NODES,
            progress: Callable[[Verdict], None] | None = None, max_holes: int = 0,
-           dfpn_nodes: int = 0) -> Verdict:
+           dfpn_nodes: int | None = None) -> Verdict:
     return Verifier(graph, threat_nodes, progress, max_holes, dfpn_nodes).run(root)

@@ -23,11 +23,11 @@ from bot.engine import BOOK_VCT_NODES, BOOK_VCT_THREATS, Engine
 from bot.limits import Limits
 from opening_book import builder, cli
 from opening_book.book import Book, Reproof, load_shipped
-from opening_book.graph import Graph, Vertex, export, signed
+from opening_book.graph import LEGACY_LEAF_DFPN_NODES, Graph, Vertex, export, signed
 from opening_book.keys import from_canonical, to_canonical
 from opening_book.positions import position_board
 from opening_book.prover import Node, Prover, ProverLimits, threat_search_state
-from opening_book.verify import verify
+from opening_book.verify import Verifier, verify
 from tests.conftest import PURE_PYTHON
 from tests.test_book_prover import DFPN_LEAF, DFPN_ONLY_REPLY, build_dfpn_leaf_graph
 
@@ -557,6 +557,35 @@ def test_a_sweep_proves_the_open_vertices_left_by_jobs_without_the_quick_proof(
     assert verify(graph, threat_nodes=VERIFY_NODES).holes == []
 
 
+def test_the_graph_keeps_the_most_dfpn_nodes_its_leaves_were_closed_with(
+        tmp_path: Path) -> None:
+    """A new graph starts at 0; each build or sweep raises the figure to its leaves' df-pn
+    nodes, never lowers it; a merge takes the larger; a graph from before the figure was kept
+    counts LEGACY_LEAF_DFPN_NODES; the verifier gives its df-pn the graph's figure."""
+    def with_dfpn(nodes: int) -> builder.BuildSettings:
+        return dataclasses.replace(SMALL_JOBS, limits=dataclasses.replace(
+            SMALL_JOBS.limits, dfpn_nodes=nodes))
+
+    graph = Graph(tmp_path / "main.sqlite", SMALL_JOBS.as_meta(ROOT))
+    assert graph.leaf_dfpn_nodes() == 0
+    builder.build(graph, with_dfpn(300), ROOT, builder.InProcess(), max_jobs=1)
+    assert graph.leaf_dfpn_nodes() == 300
+    builder.sweep(graph, with_dfpn(7000), ROOT, builder.InProcess())
+    builder.build(graph, with_dfpn(300), ROOT, builder.InProcess(), max_jobs=1)
+    assert graph.leaf_dfpn_nodes() == 7000
+    assert Verifier(graph, VERIFY_NODES).dfpn_nodes == 7000
+    assert Verifier(graph, VERIFY_NODES, dfpn_nodes=0).dfpn_nodes == 0
+    other = Graph(tmp_path / "other.sqlite", SMALL_JOBS.as_meta(ROOT))
+    builder.build(other, with_dfpn(9000), ROOT, builder.InProcess(), max_jobs=1)
+    graph.merge(other, root_position_key())
+    assert graph.leaf_dfpn_nodes() == 9000
+    with graph.db:
+        graph.db.execute("DELETE FROM meta WHERE name = 'leaf_dfpn_nodes'")
+    assert graph.leaf_dfpn_nodes() == LEGACY_LEAF_DFPN_NODES
+    graph.close()
+    other.close()
+
+
 def test_a_move_the_quick_proof_refutes_is_given_up_within_the_job() -> None:
     # White has four stones in a row: Black's only move blocks it; within 15 stones it loses
     tight = dataclasses.replace(SMALL_JOBS, budget=15)
@@ -976,9 +1005,8 @@ def test_an_attack_merges_nothing_the_verifier_finds_a_hole_in(
     with graph.db:
         graph.add_open(root_position_key(), ROOT, 8)
     graph.close()
-    monkeypatch.setattr(builder, "verify", lambda graph, threat_nodes, dfpn_nodes: (
-        dataclasses.replace(verify(graph, threat_nodes=threat_nodes, dfpn_nodes=dfpn_nodes),
-                            holes=["a hole"])))
+    monkeypatch.setattr(builder, "verify", lambda graph, threat_nodes: (
+        dataclasses.replace(verify(graph, threat_nodes=threat_nodes), holes=["a hole"])))
     assert cli.main(["attack", "--db", str(path), "--dir", str(tmp_path / "apart"),
                      *ATTACK_OPTIONS, ROOT, ROOT]) == 0  # named twice: built once
     out = capsys.readouterr().out

@@ -314,17 +314,19 @@ def build_dfpn_leaf_graph(path: Path) -> Graph:
 def test_a_leaf_the_deepening_leaves_open_is_closed_by_the_dfpn_and_verified(
         tmp_path: Path) -> None:
     """With ``dfpn_nodes`` the prover closes the leaf by the df-pn, within the budget; a
-    graph built that way passes the verifier when it tries the df-pn too, and has a hole
-    where the deepening alone cannot close a reply."""
+    graph built that way keeps the df-pn's nodes and passes the verifier, which gives its
+    df-pn as many by default, and has a hole where the deepening alone cannot close a
+    reply."""
     assert not Prover(position_board(DFPN_LEAF, 15, 1), LEAF_LIMITS).prove(35).won
     proof = Prover(position_board(DFPN_LEAF, 15, 1),
                    dataclasses.replace(LEAF_LIMITS, dfpn_nodes=DFPN_NODES)).prove(35)
     assert proof.won and 14 < proof.longest <= 35
     graph = build_dfpn_leaf_graph(tmp_path / "graph.sqlite")
     assert graph.counts()["proved"] == 1 and graph.counts()["open"] == 0
-    verdict = verify(graph, threat_nodes=5000, dfpn_nodes=DFPN_NODES)
+    assert graph.leaf_dfpn_nodes() == DFPN_NODES
+    verdict = verify(graph, threat_nodes=5000)
     assert verdict.holes == [] and verdict.checked > 200 and verdict.longest <= 35
-    holes = verify(graph, threat_nodes=5000).holes
+    holes = verify(graph, threat_nodes=5000, dfpn_nodes=0).holes
     graph.close()
     assert holes == [f"{DFPN_LEAF} {DFPN_ONLY_REPLY}: not in the graph, and no win by threats "
                      "within the budget"]

@@ -397,7 +397,8 @@ class Graph:
         budget gives only what fits this one: a vertex whose proof, or whose replies closed by
         threats, end beyond this budget comes as an open vertex (what failed or was excluded
         there fails here too).  The graph's df-pn figure at the leaves becomes the larger of the
-two.  Returns how many vertices were taken."""
+        two first (a merge cut short leaves it too high, never too low).  Returns how many
+        vertices were taken."""
         for name in ("rule", "size"):
             if other.setting(name) != self.setting(name):
                 raise ValueError(f"cannot merge: {name} {other.setting(name)} is not "
@@ -406,6 +407,7 @@ two.  Returns how many vertices were taken."""
         if int(other.setting("budget")) < budget:
             raise ValueError(f"cannot merge: budget {other.setting('budget')} is less than "
                              f"{budget} (what failed there may prove here)")
+        self.record_leaf_dfpn_nodes(other.leaf_dfpn_nodes())
         taken = 0
         with self.db:
             if other.setting("root") != self.setting("root"):
@@ -425,8 +427,6 @@ two.  Returns how many vertices were taken."""
                 self.record(vertex, [(c.key, c.moves, c.stones) for c in children
                                      if c is not None])
                 taken += 1
-            self.db.execute("INSERT OR REPLACE INTO meta VALUES ('leaf_dfpn_nodes', ?)",
-                            (str(max(self.leaf_dfpn_nodes(), other.leaf_dfpn_nodes())),))
             self.db.executemany("INSERT OR IGNORE INTO reproof VALUES (?, ?, ?, ?)",
                                 other.db.execute("SELECT * FROM reproof").fetchall())
             self.propagate(root)

@@ -123,6 +123,13 @@ def add_build_settings(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--engine-ms", type=int, default=300,
                         help="engine search that picks the attacker's move each job expands "
                         "first, before the proof search (0: none, proof numbers alone)")
+    parser.add_argument("--lost-score", type=int, default=BuildSettings.lost_score,
+                        help="a job fails its vertex at once when that search scores it at or "
+                        "below this for the attacker, and gives a move up when a reply it "
+                        "leaves open scores so (default %(default)s: every attacker move the "
+                        "engine searched loses)")
+    parser.add_argument("--no-lost-score", dest="lost_score", action="store_const", const=None,
+                        help="never fail a vertex, nor give a move up, on the engine's score")
     parser.add_argument("--wide-threat-nodes", type=int, default=BuildSettings.wide_threat_nodes,
                         help="nodes of the threat search given to each reply a job's move leaves "
                         "open when the attacker would win by threats even after a pass (0: "

@@ -84,6 +84,7 @@ def build_settings(args: argparse.Namespace, budget: int,
                    limits: ProverLimits) -> builder.BuildSettings:
     """The settings of the jobs that grow a graph, from the options of build or attack."""
     return builder.BuildSettings(args.rule, args.size, budget, limits, args.engine_ms,
+                                 lost_score=args.lost_score,
                                  quick_nodes=args.quick_nodes,
                                  wide_threat_nodes=args.wide_threat_nodes,
                                  give_up_after=args.give_up_after,

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from bot.core.board import Board
+from bot.core.score import MATE, MATE_BOUND
 from bot.core.threats import vct
 from bot.engine import BOOK_VCT_NODES, BOOK_VCT_THREATS, Engine
 from bot.limits import Limits
@@ -605,7 +606,7 @@ def test_another_move_replaces_the_engines_only_when_it_leaves_clearly_fewer_rep
     root = Prover(board, settings.limits).prove_tree(settings.budget)
     engine = sorted(root.children or [], key=lambda c: c.pn)[1].cell
     assert others_open < 40 and (others_open <= 40 * builder.OTHER_MOVE_SHARE) != engine_kept
-    monkeypatch.setattr(builder, "_engine_move", lambda board, settings: engine)
+    monkeypatch.setattr(builder, "_engine_move", lambda board, settings: (engine, False))
     expanded: list[int] = []
 
     def replies(job: builder._Job, node: Node, most: int | None = None) -> builder.Replies:
@@ -628,7 +629,7 @@ def test_a_job_whose_engine_move_closes_every_reply_runs_no_proof_search(
     board = position_board(line, 15, 1)
     engine = board.cell(9, 9)
     child = (12345, line + " j10 a15", 6)
-    monkeypatch.setattr(builder, "_engine_move", lambda board, settings: engine)
+    monkeypatch.setattr(builder, "_engine_move", lambda board, settings: (engine, False))
     monkeypatch.setattr(builder._Job, "replies", lambda job, node, most=None: builder.Replies(
         threat_longest=13, children=[child]))
     monkeypatch.setattr(Prover, "prove_tree", lambda prover, budget: pytest.fail("searched"))
@@ -640,6 +641,35 @@ def test_a_job_whose_engine_move_closes_every_reply_runs_no_proof_search(
     # an excluded engine move is not expanded again: the search runs
     with pytest.raises(pytest.fail.Exception, match="searched"):
         builder.work_on(line, f"{vertex.move},", settings)
+
+
+def test_a_job_fails_a_vertex_the_engine_scores_as_lost_without_the_prover(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # White has an open four (d4-g4) and Black, to move, no four: every Black move loses
+    line = "h8 d4 a1 e4 a3 f4 a5 g4"
+    settings = dataclasses.replace(SMALL_JOBS, budget=35, engine_ms=50)
+    monkeypatch.setattr(Prover, "prove_tree", lambda prover, budget: pytest.fail("searched"))
+    vertex, children = builder.work_on(line, "", settings).records[-1]
+    assert (vertex.status, vertex.move, children) == ("failed", None, [])
+    # only at or below the setting's score (a proven loss is below -MATE_BOUND, not below
+    # -MATE - 1), or never with none: otherwise the job goes on
+    for lost_score in (-MATE - 1, None):
+        with pytest.raises(pytest.fail.Exception, match="searched"):
+            builder.work_on(line, "", dataclasses.replace(settings, lost_score=lost_score))
+
+
+def test_a_move_that_leaves_a_reply_the_engine_scores_as_lost_is_given_up() -> None:
+    # Black's i8 leaves White's open three d4-f4 alone: White's reply c4 or g4 makes it an open
+    # four, Black lost, so the move is refuted within the job, as by a quick proof's refutation
+    line = "h8 d4 a1 e4 a3 f4"
+    settings = dataclasses.replace(SMALL_JOBS, budget=35, engine_ms=50)
+    board = position_board(line, 15, 1)
+    job = builder._Job(board, settings)
+    job.prover.set_goal(settings.budget)
+    assert job.replies(Node(board.cell(8, 7), False)).refuted
+    job = builder._Job(board, dataclasses.replace(settings, lost_score=None))
+    job.prover.set_goal(settings.budget)
+    assert not job.replies(Node(board.cell(8, 7), False)).refuted
 
 
 @pytest.mark.parametrize("left_by_threats, quick_proofs, unproved", [

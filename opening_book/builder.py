@@ -436,9 +436,13 @@ def work_on(moves: str, excluded: str, settings: BuildSettings) -> Work:
 @_without_cycle_collection
 def quick_look(moves: str, excluded: str, settings: BuildSettings) -> Work:
     """A sweep's job: the quick proof (``BuildSettings.quick_nodes``) at the vertex reached by
-    ``moves``.  Records it proved (with its proof) or failed (refuted), else open as it was."""
+    ``moves``, after the engine's search when ``engine_ms`` asks for it.  Records it proved
+    (with its proof) or failed (refuted, or scored as lost by the engine), else open as it was."""
     board = position_board(moves, settings.size, settings.rule)
     job = _Job(board, replace(settings, limits=settings.quick_limits(), quick_nodes=0))
+    if job.lost():
+        job.record("failed", None, None, 0, [], excluded)
+        return job.work
     root = job.prover.prove_tree(settings.budget)
     if root.proved:
         job.proved_records(root)

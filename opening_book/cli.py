@@ -118,18 +118,22 @@ def add_run(parser: argparse.ArgumentParser) -> None:
                         "leaves open (0: none; default %(default)s)")
 
 
-def add_build_settings(parser: argparse.ArgumentParser) -> None:
-    """The options of the jobs that grow a graph (build, attack)."""
-    parser.add_argument("--engine-ms", type=int, default=300,
-                        help="engine search that picks the attacker's move each job expands "
-                        "first, before the proof search (0: none, proof numbers alone)")
+def add_lost_score(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--lost-score", type=int, default=BuildSettings.lost_score,
-                        help="a job fails its vertex at once when that search scores it at or "
-                        "below this for the attacker, and gives a move up when a reply it "
-                        "leaves open scores so (default %(default)s: every attacker move the "
-                        "engine searched loses)")
+                        help="a job fails its vertex at once when the engine's search scores "
+                        "it at or below this for the attacker, and gives a move up when a "
+                        "reply it leaves open scores so (default %(default)s: every attacker "
+                        "move the engine searched loses)")
     parser.add_argument("--no-lost-score", dest="lost_score", action="store_const", const=None,
                         help="never fail a vertex, nor give a move up, on the engine's score")
+
+
+def add_build_settings(parser: argparse.ArgumentParser) -> None:
+    """The options of the jobs that grow a graph (build, attack)."""
+    parser.add_argument("--engine-ms", type=int, default=BuildSettings.engine_ms,
+                        help="engine search that picks the attacker's move each job expands "
+                        "first, before the proof search (0: none, proof numbers alone)")
+    add_lost_score(parser)
     parser.add_argument("--wide-threat-nodes", type=int, default=BuildSettings.wide_threat_nodes,
                         help="nodes of the threat search given to each reply a job's move leaves "
                         "open when the attacker would win by threats even after a pass (0: "
@@ -231,6 +235,10 @@ def main(argv: list[str] | None = None) -> int:
     sweep.add_argument("--again", action="store_true",
                        help="also the open vertices jobs have seen, each once (after the "
                        "prover has become stronger)")
+    sweep.add_argument("--engine-ms", type=int, default=0,
+                       help="first the engine's search, this long, at each vertex: one it "
+                       "scores at or below --lost-score fails (0: none, the default)")
+    add_lost_score(sweep)
     add_threat_nodes(sweep, SWEEP_DFPN_NODES)
 
     verify = commands.add_parser(

@@ -232,6 +232,7 @@ def branch_line(graph: Graph, args: argparse.Namespace, line: str) -> str:
 def sweep(db: Path, args: argparse.Namespace, limits: ProverLimits) -> int:
     graph = open_graph(db, args)
     settings = builder.BuildSettings(args.rule, args.size, int(graph.setting("budget")), limits,
+                                     args.engine_ms, lost_score=args.lost_score,
                                      quick_nodes=args.quick_nodes)
     return _grow(graph, args, "sweeping", " batch", lambda runner, progress: builder.sweep(
         graph, settings, graph.setting("root"), runner, seconds=args.minutes * 60,

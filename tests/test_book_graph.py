@@ -656,6 +656,11 @@ def test_a_job_fails_a_vertex_the_engine_scores_as_lost_without_the_prover(
     for lost_score in (-MATE - 1, None):
         with pytest.raises(pytest.fail.Exception, match="searched"):
             builder.work_on(line, "", dataclasses.replace(settings, lost_score=lost_score))
+    # a sweep's job does the same when given the engine's search, and only then
+    vertex, children = builder.quick_look(line, "", settings).records[-1]
+    assert (vertex.status, vertex.move, children) == ("failed", None, [])
+    with pytest.raises(pytest.fail.Exception, match="searched"):
+        builder.quick_look(line, "", dataclasses.replace(settings, engine_ms=0))
 
 
 def test_a_move_that_leaves_a_reply_the_engine_scores_as_lost_is_given_up() -> None:

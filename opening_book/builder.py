@@ -63,7 +63,8 @@ class BuildSettings:
     # (None: never; each reply's search costs ``engine_ms``).  -MATE_BOUND: every attacker move
     # it searched loses (below it, a proven loss; at it, the moves the branching cap left out
     # count as lost).  Lower fails only proven losses; higher also gives up vertices the
-    # attacker may still win, so their parents try another move sooner.  Of 80 open vertices
+    # attacker may still win, so their parents try another move sooner (replies: only where a
+    # move leaves at most LOST_CHECK_REPLIES open).  Of 80 open vertices
     # of 12+ stones drawn from the graph, 23 scored so (NOTES.md, session 63); of 80 proved
     # ones, none.
     lost_score: int | None = -MATE_BOUND
@@ -272,6 +273,7 @@ class _Job:
                 board.undo()
                 found.unproved = len(unclosed)
                 return found
+        check_lost = len(unclosed) <= LOST_CHECK_REPLIES
         for child in unclosed:
             board.play(*board.point(child.cell), 3 - attacker)
             if self.quick is not None:
@@ -282,7 +284,7 @@ class _Job:
                     break
                 if quick.proved:
                     child = quick
-            if not child.proved and self.lost():
+            if check_lost and not child.proved and self.lost():
                 found.refuted = True
                 board.undo()
                 break
@@ -313,6 +315,11 @@ class _Job:
         found.children.append((self.board.canonical_key()[0], self.moves_text(), self.board.ply))
 
 
+# The engine's lost check (``BuildSettings.lost_score``) is given to a move's replies only when
+# the threat searches leave at most this many open: where a move leaves a full-width level (200-odd
+# replies, a few stones from the empty board or after a far reply) it would cost a minute a move,
+# and there the move is seldom lost.  Near the budget, where the lost lines were, moves leave few.
+LOST_CHECK_REPLIES = 20
 # The quick proofs are not tried on a move's replies when the threat searches leave more than
 # (the most it may leave open + 1) * QUICK_PROOFS_SLACK of them open: they would have to close
 # more than a third.  They closed 22 of the 173 replies they were tried on in jobs on h8 h9 and

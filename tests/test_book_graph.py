@@ -17,11 +17,11 @@ from typing import Any
 
 import pytest
 
-from bot.core.board import Board
+from bot.core.board import Board, Point
 from bot.core.score import MATE, MATE_BOUND
 from bot.core.threats import vct
 from bot.engine import BOOK_VCT_NODES, BOOK_VCT_THREATS, Engine
-from bot.limits import Limits
+from bot.limits import Limits, Result
 from opening_book import builder, cli
 from opening_book.book import Book, Reproof, load_shipped
 from opening_book.graph import LEGACY_LEAF_DFPN_NODES, Graph, Vertex, export, signed
@@ -643,38 +643,70 @@ def test_a_job_whose_engine_move_closes_every_reply_runs_no_proof_search(
         builder.work_on(line, f"{vertex.move},", settings)
 
 
-def test_a_job_fails_a_vertex_the_engine_scores_as_lost_without_the_prover(
+def test_the_engine_scores_a_lost_vertex_at_or_below_the_lost_score(
         monkeypatch: pytest.MonkeyPatch) -> None:
     # White has an open four (d4-g4) and Black, to move, no four: every Black move loses
+    engine = Engine()
+    engine.new_game(15, 15, 1)
+    engine.setup([(7, 7, 1), (3, 3, 2), (0, 0, 1), (4, 3, 2), (0, 2, 1), (5, 3, 2), (0, 4, 1),
+                  (6, 3, 2)])
+    score = engine.think(Limits(timeout_turn_ms=600_000, max_depth=4)).score
+    assert score < -MATE_BOUND
+    # _engine_move compares the engine's score with the setting's, at or below is lost
+    board = position_board("h8 d4 a1 e4 a3 f4 a5 g4", 15, 1)
+    result = Result((7, 3), score, 4, 1, 1.0, "depth")
+    monkeypatch.setattr(Engine, "think", lambda engine, limits, on_info=None: result)
+    settings = dataclasses.replace(SMALL_JOBS, budget=35, engine_ms=1)
+    for lost_score, lost in ((score, True), (score - 1, False), (None, False)):
+        moved = builder._engine_move(board, dataclasses.replace(settings, lost_score=lost_score))
+        assert moved == (board.cell(7, 3), lost)
+
+
+@pytest.mark.parametrize("lost", [True, False])
+def test_a_job_fails_a_vertex_the_engine_scores_as_lost_without_the_prover(
+        monkeypatch: pytest.MonkeyPatch, lost: bool) -> None:
     line = "h8 d4 a1 e4 a3 f4 a5 g4"
-    settings = dataclasses.replace(SMALL_JOBS, budget=35, engine_ms=50)
+    settings = dataclasses.replace(SMALL_JOBS, budget=35, engine_ms=1)
+    monkeypatch.setattr(builder, "_engine_move",
+                        lambda board, settings: (board.cell(2, 3), lost))
     monkeypatch.setattr(Prover, "prove_tree", lambda prover, budget: pytest.fail("searched"))
-    vertex, children = builder.work_on(line, "", settings).records[-1]
-    assert (vertex.status, vertex.move, children) == ("failed", None, [])
-    # only at or below the setting's score (a proven loss is below -MATE_BOUND, not below
-    # -MATE - 1), or never with none: otherwise the job goes on
-    for lost_score in (-MATE - 1, None):
-        with pytest.raises(pytest.fail.Exception, match="searched"):
-            builder.work_on(line, "", dataclasses.replace(settings, lost_score=lost_score))
-    # a sweep's job does the same when given the engine's search, and only then
-    vertex, children = builder.quick_look(line, "", settings).records[-1]
-    assert (vertex.status, vertex.move, children) == ("failed", None, [])
+    for job in (builder.work_on, builder.quick_look):  # a build's job, then a sweep's
+        if lost:
+            vertex, children = job(line, "", settings).records[-1]
+            assert (vertex.status, vertex.move, children) == ("failed", None, [])
+        else:
+            with pytest.raises(pytest.fail.Exception, match="searched"):
+                job(line, "", settings)
+    # a sweep's job asks the engine only when given its search
     with pytest.raises(pytest.fail.Exception, match="searched"):
         builder.quick_look(line, "", dataclasses.replace(settings, engine_ms=0))
 
 
-def test_a_move_that_leaves_a_reply_the_engine_scores_as_lost_is_given_up() -> None:
-    # Black's i8 leaves White's open three d4-f4 alone: White's reply c4 or g4 makes it an open
-    # four, Black lost, so the move is refuted within the job, as by a quick proof's refutation
-    line = "h8 d4 a1 e4 a3 f4"
-    settings = dataclasses.replace(SMALL_JOBS, budget=35, engine_ms=50)
+def test_a_move_that_leaves_a_reply_the_engine_scores_as_lost_is_given_up(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # Black's four k8 (g8 is White's) has one reply, the block l8, which gives White the open
+    # four l5-l8: Black lost, so k8 is refuted within the job, as by a quick proof's refutation
+    line = "h8 g8 i8 l5 j8 l6 a1 l7"
     board = position_board(line, 15, 1)
-    job = builder._Job(board, settings)
-    job.prover.set_goal(settings.budget)
-    assert job.replies(Node(board.cell(8, 7), False)).refuted
-    job = builder._Job(board, dataclasses.replace(settings, lost_score=None))
-    job.prover.set_goal(settings.budget)
-    assert not job.replies(Node(board.cell(8, 7), False)).refuted
+    asked: list[Point] = []
+
+    def engine_move(board: Board, settings: builder.BuildSettings) -> tuple[int, bool]:
+        asked.append(board.moves()[-1])
+        return 0, settings.lost_score is not None and board.moves()[-1] == (11, 7)
+
+    monkeypatch.setattr(builder, "_engine_move", engine_move)
+    settings = dataclasses.replace(SMALL_JOBS, budget=35, engine_ms=1)
+
+    def refuted(settings: builder.BuildSettings, x: int, y: int) -> bool:
+        job = builder._Job(board, settings)
+        job.prover.set_goal(settings.budget)
+        return job.replies(Node(board.cell(x, y), False)).refuted
+
+    assert refuted(settings, 10, 7) and asked == [(11, 7)]
+    assert not refuted(dataclasses.replace(settings, lost_score=None), 10, 7)
+    # a far move leaves every reply open: too many for the check, the engine is not asked
+    asked.clear()
+    assert not refuted(settings, 14, 14) and asked == []
 
 
 @pytest.mark.parametrize("left_by_threats, quick_proofs, unproved", [

@@ -64,9 +64,8 @@ class BuildSettings:
     # it searched loses (below it, a proven loss; at it, the moves the branching cap left out
     # count as lost).  Lower fails only proven losses; higher also gives up vertices the
     # attacker may still win, so their parents try another move sooner (replies: only where a
-    # move leaves at most LOST_CHECK_REPLIES open).  Of 80 open vertices
-    # of 12+ stones drawn from the graph, 23 scored so (NOTES.md, session 63); of 80 proved
-    # ones, none.
+    # move leaves at most LOST_CHECK_REPLIES open).  Of 80 open vertices of 12+ stones drawn
+    # from the graph, 23 scored so (NOTES.md, session 63); of 80 proved ones, none.
     lost_score: int | None = -MATE_BOUND
     # Attacker moves a job expands at a vertex it does not prove; it keeps the one that leaves
     # the fewest replies open, and calls the vertex failed when a reply refutes each: more picks
@@ -276,16 +275,12 @@ class _Job:
         check_lost = len(unclosed) <= LOST_CHECK_REPLIES
         for child in unclosed:
             board.play(*board.point(child.cell), 3 - attacker)
-            if self.quick is not None:
-                quick = self.quick.prove_tree(self.budget)
-                if quick.disproved:
-                    found.refuted = True
-                    board.undo()
-                    break
-                if quick.proved:
-                    child = quick
-            if check_lost and not child.proved and self.lost():
-                found.refuted = True
+            quick = self.quick.prove_tree(self.budget) if self.quick is not None else None
+            if quick is not None and quick.proved:
+                child = quick
+            found.refuted = ((quick is not None and quick.disproved)
+                             or (check_lost and not child.proved and self.lost()))
+            if found.refuted:
                 board.undo()
                 break
             self.take(child, found)

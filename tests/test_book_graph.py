@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from bot.core.board import Board, Point
-from bot.core.score import MATE, MATE_BOUND
+from bot.core.score import MATE_BOUND
 from bot.core.threats import vct
 from bot.engine import BOOK_VCT_NODES, BOOK_VCT_THREATS, Engine
 from bot.limits import Limits, Result

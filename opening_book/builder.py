@@ -35,7 +35,6 @@ from typing import Any, Protocol, TypeVar
 
 from bot.core.board import Board
 from bot.core.notation import format_move_list, parse_move_list
-from bot.core.score import MATE_BOUND
 from bot.engine import Engine
 from bot.limits import Limits
 from opening_book.graph import Graph, Vertex, branch
@@ -60,13 +59,14 @@ class BuildSettings:
     engine_ms: int = 300
     # A job fails its vertex at once, without the prover, when that search scores it at or
     # below this for the attacker, and gives a move up when a reply it leaves open scores so
-    # (None: never; each reply's search costs ``engine_ms``).  -MATE_BOUND: every attacker move
-    # it searched loses (below it, a proven loss; at it, the moves the branching cap left out
-    # count as lost).  Lower fails only proven losses; higher also gives up vertices the
-    # attacker may still win, so their parents try another move sooner (replies: only where a
-    # move leaves at most LOST_CHECK_REPLIES open).  Of 80 open vertices of 12+ stones drawn
-    # from the graph, 23 scored so (NOTES.md, session 63); of 80 proved ones, none.
-    lost_score: int | None = -MATE_BOUND
+    # (None: never; each reply's search costs ``engine_ms``).  0: the engine sees no advantage
+    # for the attacker; -MATE_BOUND: every attacker move it searched loses.  Lower fails only
+    # the (nearly) proven losses; higher also gives up vertices the attacker may still win, so
+    # their parents try another move sooner (replies: only where a move leaves at most
+    # LOST_CHECK_REPLIES open).  Of 80 open vertices of 12+ stones drawn from the graph, 30
+    # scored 0 or below, 23 of them -MATE_BOUND or below; of 80 proved ones, none scored below
+    # MATE_BOUND, nor did any of 60 vertices a build proved (NOTES.md, sessions 63 and 64).
+    lost_score: int | None = 0
     # Attacker moves a job expands at a vertex it does not prove; it keeps the one that leaves
     # the fewest replies open, and calls the vertex failed when a reply refutes each: more picks
     # better moves and keeps lines alive longer, fewer makes each job faster.

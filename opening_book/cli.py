@@ -122,8 +122,9 @@ def add_lost_score(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--lost-score", type=int, default=BuildSettings.lost_score,
                         help="a job fails its vertex at once when the engine's search scores "
                         "it at or below this for the attacker, and gives a move up when a "
-                        "reply it leaves open scores so (default %(default)s: every attacker "
-                        "move the engine searched loses)")
+                        "reply it leaves open scores so (default %(default)s: no advantage "
+                        "for the attacker; -28000: every attacker move the engine searched "
+                        "loses)")
     parser.add_argument("--no-lost-score", dest="lost_score", action="store_const", const=None,
                         help="never fail a vertex, nor give a move up, on the engine's score")
 

@@ -104,7 +104,7 @@ class Verifier:
             forget_threats(self.search)
             plies = vct(board.state, self.search, attacker, threats, self.threat_nodes,
                         quiet_fours)[0]
-            if plies > 0:
+            if plies > 0 and board.ply + plies <= self.budget:
                 return plies
         if self.dfpn_table is not None and threats >= DFPN_LEAST_MOVES:
             plies = dfpn_threat_win(board, self.search, self.dfpn_table, attacker,

@@ -105,6 +105,23 @@ def test_a_missing_reply_is_a_hole(graph_path: Path, tmp_path: Path) -> None:
     assert "not in the graph" in verdict.holes[0]
 
 
+def test_the_verifier_tries_the_dfpn_when_the_deepening_wins_beyond_the_budget(
+        tmp_path: Path) -> None:
+    """A false hole the verifier reported (session 64): after these 20 stones Black's win by
+    fours and threes that the deepening finds (7 Black threats) runs to 37 stones, White's
+    counter-fours adding plies, and the verifier stopped there; the df-pn proves one of 31,
+    as the build's leaf had."""
+    line = "h8 h11 f8 e8 f9 f7 g9 e9 e7 h10 d6 c5 i9 i8 f6 g7 g5 d8 h5 h9"
+    graph = Graph(tmp_path / "g.sqlite", builder.BuildSettings(budget=35).as_meta(""))
+    board = position_board(line, 15, 1)
+    verifier = Verifier(graph, dfpn_nodes=5000)
+    threats = (35 - board.ply - 1) // 2
+    deepening = vct(board.state, verifier.search, 1, threats, verifier.threat_nodes, 0)[0]
+    assert board.ply + deepening > 35  # the premise: the deepening's win is too long
+    plies = verifier._threat_win(board, 1)
+    assert 0 < plies and board.ply + plies <= 35
+
+
 def test_a_hole_repaired_is_built_and_proved_again(graph_path: Path, tmp_path: Path,
                                                    capsys: pytest.CaptureFixture[str]) -> None:
     broken = tmp_path / "broken.sqlite"

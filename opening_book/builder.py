@@ -459,7 +459,7 @@ ENGINE_HASH_MIB = 8  # the engine's table in a builder job: small, its searches 
 
 def _engine_move(board: Board, settings: BuildSettings) -> tuple[int, bool]:
     """The engine's move for the side to move after ``settings.engine_ms`` of search, and
-    whether it scores that side at or below ``settings.lost_score``."""
+    whether a completed iteration scores that side at or below ``settings.lost_score``."""
     engine = _ENGINES.get((settings.rule, settings.size))
     if engine is None:
         engine = _ENGINES[(settings.rule, settings.size)] = Engine()
@@ -468,7 +468,10 @@ def _engine_move(board: Board, settings: BuildSettings) -> tuple[int, bool]:
     for x, y in board.moves():
         engine.play(x, y)
     result = engine.think(Limits(timeout_turn_ms=settings.engine_ms))
-    lost = settings.lost_score is not None and result.score <= settings.lost_score
+    # a search stopped before its first iteration ended (a stalled machine, a cold start
+    # compiling the kernels) has no score: 0, the ordering's move
+    lost = (settings.lost_score is not None and result.depth > 0
+            and result.score <= settings.lost_score)
     return board.cell(*result.move), lost
 
 

@@ -677,6 +677,10 @@ def test_the_engine_scores_a_lost_vertex_at_or_below_the_lost_score(
     for lost_score, lost in ((score, True), (score - 1, False), (None, False)):
         moved = builder._engine_move(board, dataclasses.replace(settings, lost_score=lost_score))
         assert moved == (board.cell(7, 3), lost)
+    # a search stopped before its first iteration ended scores 0, which is no verdict
+    result = Result((7, 3), 0, 0, 1, 1.0, "time")
+    settings = dataclasses.replace(settings, lost_score=0)
+    assert builder._engine_move(board, settings) == (board.cell(7, 3), False)
 
 
 @pytest.mark.parametrize("lost", [True, False])

@@ -120,8 +120,8 @@ class Verifier:
             return board.ply + 1
         vertex = self.graph.vertex(key)
         if vertex is None or vertex.move is None:
-            plies = self._threat_win(board, attacker)
-            if plies > 0 and board.ply + plies <= self.budget:
+            plies = self._threat_win(board, attacker)  # within the budget, or 0
+            if plies > 0:
                 return board.ply + plies
             where = "not in the graph" if vertex is None else f"{vertex.status} in the graph"
             self._hole(board, f"{where}, and no win by threats within the budget")

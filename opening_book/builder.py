@@ -35,6 +35,7 @@ from typing import Any, Protocol, TypeVar
 
 from bot.core.board import Board
 from bot.core.notation import format_move_list, parse_move_list
+from bot.core.score import MATE_BOUND
 from bot.engine import Engine
 from bot.limits import Limits
 from opening_book.graph import Graph, Vertex, branch
@@ -67,6 +68,13 @@ class BuildSettings:
     # scored 0 or below, 23 of them -MATE_BOUND or below; of 80 proved ones, none scored below
     # MATE_BOUND, nor did any of 60 vertices a build proved (NOTES.md, sessions 63 and 64).
     lost_score: int | None = 0
+    # ... and within this many attacker moves of the budget (0: nowhere), at or below
+    # MATE_BOUND - 1: a vertex or reply there where the engine sees no win for the attacker at
+    # all fails (None ``lost_score``: never).  Of 300 vertices with the attacker to move
+    # proved by expansion at 16-28 stones (3-9 moves left) drawn from the graph, the engine's
+    # 300 ms search scored every one MATE_BOUND or above; of 100 open ones, 55 below.  More
+    # gives up more lines that were only slow, sooner; fewer leaves them to fail move by move.
+    won_moves_left: int = 0
     # Attacker moves a job expands at a vertex it does not prove; it keeps the one that leaves
     # the fewest replies open, and calls the vertex failed when a reply refutes each: more picks
     # better moves and keeps lines alive longer, fewer makes each job faster.
@@ -147,6 +155,15 @@ class BuildSettings:
     def give_up_limit(self, stones: int) -> int:
         """The excluded moves after which a vertex of ``stones`` stones fails (0: none)."""
         return self.give_up_after if self.near_budget(stones) else self.far_give_up_after
+
+    def lost_limit(self, stones: int) -> int | None:
+        """The engine's score at or below which a vertex of ``stones`` stones, attacker to
+        move, counts as lost (None: never)."""
+        if self.lost_score is None:
+            return None
+        if self.won_moves_left and self.moves_left(stones) <= self.won_moves_left:
+            return MATE_BOUND - 1
+        return self.lost_score
 
     def search_seconds(self, stones: int) -> float:
         """The proof search's time limit in a job at a vertex of ``stones`` stones."""
@@ -292,7 +309,7 @@ class _Job:
 
     def lost(self) -> bool:
         """Whether the engine's search (``engine_ms``) scores the attacker, to move on the
-        board, at or below ``lost_score``."""
+        board, at or below ``lost_limit``."""
         settings = self.settings
         return (settings.engine_ms > 0 and settings.lost_score is not None
                 and _engine_move(self.board, settings)[1])
@@ -459,7 +476,7 @@ ENGINE_HASH_MIB = 8  # the engine's table in a builder job: small, its searches 
 
 def _engine_move(board: Board, settings: BuildSettings) -> tuple[int, bool]:
     """The engine's move for the side to move after ``settings.engine_ms`` of search, and
-    whether a completed iteration scores that side at or below ``settings.lost_score``."""
+    whether a completed iteration scores that side at or below ``settings.lost_limit``."""
     engine = _ENGINES.get((settings.rule, settings.size))
     if engine is None:
         engine = _ENGINES[(settings.rule, settings.size)] = Engine()
@@ -470,8 +487,8 @@ def _engine_move(board: Board, settings: BuildSettings) -> tuple[int, bool]:
     result = engine.think(Limits(timeout_turn_ms=settings.engine_ms))
     # a search stopped before its first iteration ended (a stalled machine, a cold start
     # compiling the kernels) has no score: 0, the ordering's move
-    lost = (settings.lost_score is not None and result.depth > 0
-            and result.score <= settings.lost_score)
+    limit = settings.lost_limit(board.ply)
+    lost = limit is not None and result.depth > 0 and result.score <= limit
     return board.cell(*result.move), lost
 
 

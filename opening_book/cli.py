@@ -127,6 +127,10 @@ def add_lost_score(parser: argparse.ArgumentParser) -> None:
                         "loses)")
     parser.add_argument("--no-lost-score", dest="lost_score", action="store_const", const=None,
                         help="never fail a vertex, nor give a move up, on the engine's score")
+    parser.add_argument("--won-moves-left", type=int, default=BuildSettings.won_moves_left,
+                        help="within this many attacker moves of the budget, the same when the "
+                        "engine sees no win for the attacker (a score below 28000; default "
+                        "%(default)s: nowhere)")
 
 
 def add_build_settings(parser: argparse.ArgumentParser) -> None:

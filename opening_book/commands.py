@@ -85,6 +85,7 @@ def build_settings(args: argparse.Namespace, budget: int,
     """The settings of the jobs that grow a graph, from the options of build or attack."""
     return builder.BuildSettings(args.rule, args.size, budget, limits, args.engine_ms,
                                  lost_score=args.lost_score,
+                                 won_moves_left=args.won_moves_left,
                                  quick_nodes=args.quick_nodes,
                                  wide_threat_nodes=args.wide_threat_nodes,
                                  give_up_after=args.give_up_after,
@@ -233,6 +234,7 @@ def sweep(db: Path, args: argparse.Namespace, limits: ProverLimits) -> int:
     graph = open_graph(db, args)
     settings = builder.BuildSettings(args.rule, args.size, int(graph.setting("budget")), limits,
                                      args.engine_ms, lost_score=args.lost_score,
+                                     won_moves_left=args.won_moves_left,
                                      quick_nodes=args.quick_nodes)
     return _grow(graph, args, "sweeping", " batch", lambda runner, progress: builder.sweep(
         graph, settings, graph.setting("root"), runner, seconds=args.minutes * 60,

@@ -683,6 +683,27 @@ def test_the_engine_scores_a_lost_vertex_at_or_below_the_lost_score(
     assert builder._engine_move(board, settings) == (board.cell(7, 3), False)
 
 
+@pytest.mark.parametrize("score, won_moves_left, lost", [
+    (457, 13, True),  # 8 stones of a 35 budget: 13 Black moves left, within the limit
+    (MATE_BOUND - 1, 13, True),
+    (MATE_BOUND, 13, False),  # the engine sees a win
+    (457, 12, False),  # beyond the limit: the lost score (0) alone
+    (-5, 12, True),
+    (457, 0, False),  # nowhere
+])
+def test_near_the_budget_a_vertex_the_engine_sees_no_win_in_counts_as_lost(
+        monkeypatch: pytest.MonkeyPatch, score: int, won_moves_left: int, lost: bool) -> None:
+    board = position_board("h8 d4 a1 e4 a3 f4 a5 g4", 15, 1)
+    result = Result((7, 3), score, 4, 1, 1.0, "depth")
+    monkeypatch.setattr(Engine, "think", lambda engine, limits, on_info=None: result)
+    settings = dataclasses.replace(SMALL_JOBS, budget=35, engine_ms=1, lost_score=0,
+                                   won_moves_left=won_moves_left)
+    assert builder._engine_move(board, settings) == (board.cell(7, 3), lost)
+    # no lost check at all: neither
+    settings = dataclasses.replace(settings, lost_score=None)
+    assert builder._engine_move(board, settings) == (board.cell(7, 3), False)
+
+
 @pytest.mark.parametrize("lost", [True, False])
 def test_a_job_fails_a_vertex_the_engine_scores_as_lost_without_the_prover(
         monkeypatch: pytest.MonkeyPatch, lost: bool) -> None:

@@ -70,11 +70,14 @@ class BuildSettings:
     lost_score: int | None = 0
     # ... and within this many attacker moves of the budget (0: nowhere), at or below
     # MATE_BOUND - 1: a vertex or reply there where the engine sees no win for the attacker at
-    # all fails (None ``lost_score``: never).  Of 300 vertices with the attacker to move
-    # proved by expansion at 16-28 stones (3-9 moves left) drawn from the graph, the engine's
-    # 300 ms search scored every one MATE_BOUND or above; of 100 open ones, 55 below.  More
-    # gives up more lines that were only slow, sooner; fewer leaves them to fail move by move.
-    won_moves_left: int = 0
+    # all fails (None ``lost_score``: never).  9: from 16 stones on with a budget of 35.  Of
+    # 318 vertices with the attacker to move proved by expansion at 16-28 stones drawn from the
+    # graph, the engine's 300 ms search scored none below MATE_BOUND (at 10-14 stones 5 of
+    # 132); of 150 open ones at 18-28, 52.  25 minutes on one worker from one copy of the
+    # graph, 0 against 9: h8 g11 477 open vertices left against proved in 18 minutes; h8 g9 1144
+    # against 951 open (NOTES.md, session 65).  More gives up lines that were only slow
+    # sooner and risks giving up provable ones; fewer leaves them to fail move by move.
+    won_moves_left: int = 9
     # Attacker moves a job expands at a vertex it does not prove; it keeps the one that leaves
     # the fewest replies open, and calls the vertex failed when a reply refutes each: more picks
     # better moves and keeps lines alive longer, fewer makes each job faster.

@@ -130,7 +130,7 @@ def add_lost_score(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--won-moves-left", type=int, default=BuildSettings.won_moves_left,
                         help="within this many attacker moves of the budget, the same when the "
                         "engine sees no win for the attacker (a score below 28000; default "
-                        "%(default)s: nowhere)")
+                        "%(default)s, 0: nowhere)")
 
 
 def add_build_settings(parser: argparse.ArgumentParser) -> None:

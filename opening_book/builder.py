@@ -314,7 +314,7 @@ class _Job:
         """Whether the engine's search (``engine_ms``) scores the attacker, to move on the
         board, at or below ``lost_limit``."""
         settings = self.settings
-        return (settings.engine_ms > 0 and settings.lost_score is not None
+        return (settings.engine_ms > 0 and settings.lost_limit(self.board.ply) is not None
                 and _engine_move(self.board, settings)[1])
 
     def take(self, child: Node, found: Replies) -> None:

@@ -37,7 +37,7 @@ from bot.core.board import Board
 from bot.core.notation import format_move_list, parse_move_list
 from bot.core.score import MATE_BOUND
 from bot.engine import Engine
-from bot.limits import Limits
+from bot.limits import Limits, Result
 from opening_book.graph import Graph, Vertex, branch
 from opening_book.keys import from_canonical, to_canonical
 from opening_book.positions import position_board
@@ -484,15 +484,24 @@ def _engine_move(board: Board, settings: BuildSettings) -> tuple[int, bool]:
     if engine is None:
         engine = _ENGINES[(settings.rule, settings.size)] = Engine()
         engine.set_memory(hash_mib=ENGINE_HASH_MIB)
-    engine.new_game(settings.size, settings.size, settings.rule)
-    for x, y in board.moves():
-        engine.play(x, y)
-    result = engine.think(Limits(timeout_turn_ms=settings.engine_ms))
+        # a process's first search also loads (or compiles) the kernels on their first calls,
+        # within its time: a fresh worker's first verdict would come from a starved search
+        # (depth 3 instead of a mate seen at once, in a cold JIT run), so it is thrown away
+        _engine_search(engine, board, settings)
+    result = _engine_search(engine, board, settings)
     # a search stopped before its first iteration ended (a stalled machine, a cold start
     # compiling the kernels) has no score: 0, the ordering's move
     limit = settings.lost_limit(board.ply)
     lost = limit is not None and result.depth > 0 and result.score <= limit
     return board.cell(*result.move), lost
+
+
+def _engine_search(engine: Engine, board: Board, settings: BuildSettings) -> Result:
+    """``engine``'s search of ``board`` (side to move) for ``settings.engine_ms``."""
+    engine.new_game(settings.size, settings.size, settings.rule)
+    for x, y in board.moves():
+        engine.play(x, y)
+    return engine.think(Limits(timeout_turn_ms=settings.engine_ms))
 
 
 def write(graph: Graph, works: Iterable[Work], attempts: dict[int, int], root: int,

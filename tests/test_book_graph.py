@@ -704,6 +704,23 @@ def test_near_the_budget_a_vertex_the_engine_sees_no_win_in_counts_as_lost(
     assert builder._engine_move(board, settings) == (board.cell(7, 3), False)
 
 
+def test_a_fresh_processs_first_engine_search_gives_no_verdict(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A worker's first search also loads the kernels within its time (a cold JIT run reached
+    depth 3, no mate seen): it is thrown away, and the verdict comes from the next one."""
+    board = position_board("h8 d4 a1 e4 a3 f4 a5 g4", 15, 1)
+    results = iter([Result((0, 0), 756, 3, 1, 1.0, "time"),
+                    Result((7, 3), MATE_BOUND, 60, 1, 1.0, "depth")])
+    monkeypatch.setattr(Engine, "think", lambda engine, limits, on_info=None: next(results))
+    monkeypatch.setattr(builder, "_ENGINES", {})
+    settings = dataclasses.replace(SMALL_JOBS, budget=35, engine_ms=1, lost_score=0,
+                                   won_moves_left=13)
+    assert builder._engine_move(board, settings) == (board.cell(7, 3), False)
+    # the process's engine is kept: its next search is the verdict at once
+    results = iter([Result((0, 0), 756, 3, 1, 1.0, "time")])
+    assert builder._engine_move(board, settings) == (board.cell(0, 0), True)
+
+
 @pytest.mark.parametrize("lost", [True, False])
 def test_a_job_fails_a_vertex_the_engine_scores_as_lost_without_the_prover(
         monkeypatch: pytest.MonkeyPatch, lost: bool) -> None:

@@ -264,7 +264,7 @@ PROVED_SECOND_MOVES = ["h8 a15", "h8 b15", "h8 c15", "h8 d15", "h8 e15", "h8 f15
                       "h8 h15", "h8 b14", "h8 c14", "h8 d14", "h8 e14", "h8 f14", "h8 g14",
                       "h8 h14", "h8 c13", "h8 d13", "h8 e13", "h8 f13", "h8 g13", "h8 h13",
                       "h8 d12", "h8 e12", "h8 f12", "h8 g12", "h8 h12", "h8 e11",
-                      "h8 f11", "h8 f10"]  # so far
+                      "h8 f11", "h8 g11", "h8 h11", "h8 f10", "h8 g10"]  # so far
 
 
 @pytest.mark.parametrize("line", PROVED_SECOND_MOVES)

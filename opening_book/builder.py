@@ -31,9 +31,9 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import Any, ParamSpec, Protocol, TypeVar
 
-from bot.core.board import Board
+from bot.core.board import Board, Point
 from bot.core.notation import format_move_list, parse_move_list
 from bot.core.score import MATE_BOUND
 from bot.engine import Engine
@@ -224,6 +224,7 @@ class Replies:
     threat_longest: int = 0  # the longest line of the replies won by threats at once
     children: list[tuple[int, str, int]] = field(default_factory=list)  # (key, moves, stones)
     unproved: int = 0  # children left open
+    open_lines: list[str] = field(default_factory=list)  # ... and their move lists
     refuted: bool = False  # a reply the quick proof refutes: the move loses (the rest unread)
 
 
@@ -261,14 +262,17 @@ class _Job:
         self.record("proved", node.best.cell, node.longest, replies.threat_longest,
                     replies.children)
 
-    def replies(self, reply_node: Node, give_up_above: int | None = None) -> Replies:
+    def replies(self, reply_node: Node, give_up_above: int | None = None,
+                examine: bool = True) -> Replies:
         """Play the attacker's move ``reply_node.cell``; per defender reply, a threat win (its
         longest line) or a child vertex: proved ones (by the prover's tree, by the wide threat
         search when the attacker would win by threats even after a pass, or by the quick proof
         tried on each reply still open) recorded now, the others left open.  Stops at a reply
         the quick proof refutes, and once more than ``give_up_above`` are open, or more than
         ``quick_proofs_cap(give_up_above)`` before the quick proofs (then ``unproved`` counts
-        the replies the threat searches left open so far, and the quick proofs are not tried)."""
+        the replies the threat searches left open so far, and the quick proofs are not tried).
+        Without ``examine``, the replies the threat searches leave open are left open, with no
+        quick proof nor the engine's lost check."""
         board, attacker = self.board, self.prover.attacker
         board.play(*board.point(reply_node.cell), attacker)
         if reply_node.children is None:
@@ -292,10 +296,11 @@ class _Job:
                 board.undo()
                 found.unproved = len(unclosed)
                 return found
-        check_lost = len(unclosed) <= LOST_CHECK_REPLIES
+        check_lost = examine and len(unclosed) <= LOST_CHECK_REPLIES
         for child in unclosed:
             board.play(*board.point(child.cell), 3 - attacker)
-            quick = self.quick.prove_tree(self.budget) if self.quick is not None else None
+            quick = (self.quick.prove_tree(self.budget) if self.quick is not None and examine
+                     else None)
             if quick is not None and quick.proved:
                 child = quick
             found.refuted = ((quick is not None and quick.disproved)
@@ -327,6 +332,7 @@ class _Job:
             self.proved_records(child)
         else:
             found.unproved += 1
+            found.open_lines.append(self.moves_text())
         found.children.append((self.board.canonical_key()[0], self.moves_text(), self.board.ply))
 
 
@@ -353,18 +359,20 @@ def quick_proofs_cap(give_up_above: int) -> int:
 
 JobResult = TypeVar("JobResult")  # what a job gives back: Work, or a reproof's answer
 Job = Callable[[str, str, BuildSettings], JobResult]  # (moves, excluded, settings): work_on, ...
+JobArguments = ParamSpec("JobArguments")
 
 
-def _without_cycle_collection(job: Job[JobResult]) -> Job[JobResult]:
+def _without_cycle_collection(job: Callable[JobArguments, JobResult]
+                              ) -> Callable[JobArguments, JobResult]:
     """``job`` with Python's cyclic garbage collector paused while it runs: its proof trees
     hold no cycles (reference counting frees them), and the collector's passes over their
     nodes took about 6% of a worker's time (perf on a build's worker, session 41)."""
     @functools.wraps(job)
-    def run(moves: str, excluded: str, settings: BuildSettings) -> JobResult:
+    def run(*args: JobArguments.args, **kwargs: JobArguments.kwargs) -> JobResult:
         collecting = gc.isenabled()
         gc.disable()
         try:
-            return job(moves, excluded, settings)
+            return job(*args, **kwargs)
         finally:
             if collecting:
                 gc.enable()
@@ -471,6 +479,91 @@ def quick_look(moves: str, excluded: str, settings: BuildSettings) -> Work:
     else:
         job.record("failed" if root.disproved else "open", None, None, 0, [], excluded)
     return job.work
+
+
+@dataclass(frozen=True)
+class Guide:
+    """A proved vertex whose strategy a replay follows: its move list, and the attacker's move
+    (in the canonical frame) at each vertex of its proof, by canonical key."""
+
+    moves: str
+    strategy: dict[int, int]
+
+
+@_without_cycle_collection
+def replay_on(guides: Sequence[Guide], moves: str, excluded: str,
+              settings: BuildSettings) -> Work:
+    """A replay's job (``replay``): the vertex reached by ``moves`` (``excluded``: its attacker
+    moves that failed before) played as each of ``guides`` is proved, in turn, until one
+    proves it.  A guide is a twin of the vertex: the same position but for one defender stone
+    (a sibling, after another reply to the move above).  The twin's move is played at the
+    vertex, the defender's replies are closed by the threat searches where they can be, and
+    each one left open is played on in the same way as the twin's proof goes on after the same
+    reply (after the twin's stone, the vertex's own); a reply the twin's proof has no vertex
+    for is left open, as is everything below a move the position does not allow.  Returns the
+    records of the guide that proved the vertex, or else of the one that left the fewest
+    vertices open (none when no guide's move could be played)."""
+    best: tuple[int, Work] | None = None
+    for guide in guides:
+        board = position_board(moves, settings.size, settings.rule)
+        twin = position_board(guide.moves, settings.size, settings.rule)
+        swap = _twin_stones(board, twin)
+        job = _Job(board, settings)
+        left = None if swap is None else _replay(job, twin, swap, guide, excluded)
+        if left is not None and (best is None or left < best[0]):
+            best = (left, job.work)
+        if left == 0:
+            break
+    return Work() if best is None else best[1]
+
+
+def _twin_stones(board: Board, twin: Board) -> tuple[Point, Point] | None:
+    """(the board's stone the twin does not have, the twin's stone the board does not have),
+    both the defender's, when that is all that tells the positions apart; else None."""
+    defender = 3 - board.side_to_move()
+    own = {(point, 1 + i % 2) for i, point in enumerate(board.moves())}
+    other = {(point, 1 + i % 2) for i, point in enumerate(twin.moves())}
+    mine, theirs = own - other, other - own
+    if board.ply != twin.ply or len(mine) != 1 or len(theirs) != 1:
+        return None
+    (stone, colour), (twin_stone, twin_colour) = mine.pop(), theirs.pop()
+    return (stone, twin_stone) if colour == twin_colour == defender else None
+
+
+def _replay(job: _Job, twin: Board, swap: tuple[Point, Point], guide: Guide,
+            excluded: str) -> int | None:
+    """Play the job's position (attacker to move) as the guide's proof plays its ``twin``
+    (which differs by the defender stones ``swap``: the board's, the twin's), recording each
+    vertex expanded; returns how many vertices it leaves open below, or None
+    when the proof has no vertex for the twin or its move is not playable here."""
+    board = job.board
+    key, sym = twin.canonical_key()
+    move = guide.strategy.get(key)
+    if move is None:
+        return None
+    point = from_canonical(twin, sym, move)
+    attacker = board.side_to_move()
+    if (not board.is_legal(*point, attacker)
+            or str(to_canonical(board, board.canonical_key()[1], *point)) in excluded.split(",")):
+        return None
+    job.prover.set_goal(job.budget)
+    cell = board.cell(*point)
+    replies = job.replies(Node(cell, False), examine=False)
+    job.record("expanded", cell, None, replies.threat_longest, replies.children, excluded)
+    stone, twin_stone = swap
+    left = 0
+    for line in replies.open_lines:
+        reply = parse_move_list(line, board.width, board.height)[-1]
+        board.play(*point, attacker)
+        board.play(*reply, 3 - attacker)
+        twin.play(*point, attacker)
+        twin.play(*(stone if reply == twin_stone else reply), 3 - attacker)
+        below = _replay(job, twin, swap, guide, "")
+        left += 1 if below is None else below
+        for _ in range(2):
+            board.undo()
+            twin.undo()
+    return left
 
 
 _ENGINES: dict[tuple[int, int], Engine] = {}  # one per worker process, reused by its jobs
@@ -724,6 +817,75 @@ def sweep(graph: Graph, settings: BuildSettings, root: str, runner: Runner, *,
         if seconds and time.perf_counter() - start > seconds:
             break
     return graph.counts()
+
+
+# The largest proof a replay follows (vertices): a replay's job plays each of them at worst,
+# so a larger guide may prove more of its twins and costs more per job.
+REPLAY_GUIDE_VERTICES = 2000
+# The guides a replay's job tries in turn (proved siblings with distinct moves, the smallest
+# proofs first): more finds a proof for more twins, each failed one costs a replay.
+REPLAY_GUIDES = 3
+
+
+def replay(graph: Graph, settings: BuildSettings, root: str, runner: Runner, *,
+           seconds: float = 0.0, progress: Progress | None = None) -> dict[str, int]:
+    """Give each open vertex reached from ``root`` that has proved siblings (the other replies
+    to the move above it) their strategy (``replay_on``): a quiet move of the attacker leaves
+    a full-width level of replies, most of them far from every stone and lost to the same
+    proof, which a job at each reply may not find again (the engine and the prover choose
+    each vertex's move afresh).  One batch of jobs per parent vertex, written in one
+    transaction, until none is left or the time (``seconds``, 0: none) runs out; the replies
+    a replay leaves open are left to ``build`` and ``sweep``."""
+    root_key = position_board(root, settings.size, settings.rule).canonical_key()[0]
+    graph.record_leaf_dfpn_nodes(settings.limits.dfpn_nodes)
+    start = time.perf_counter()
+    for parent, targets, proved in graph.replay_groups():
+        guides = _guides(graph, settings, parent, proved)
+        targets = [target for target in targets if _sibling(parent, target)]
+        if not guides or not targets:
+            continue
+        batch_start = time.perf_counter()
+        works = runner.map(functools.partial(replay_on, guides),
+                           [(target.moves, target.excluded) for target in targets], settings)
+        write(graph, [_onto_open(graph, work) for work in works],
+              {target.key: target.attempts for target in targets}, root_key,
+              (time.perf_counter() - batch_start) * runner.slots)
+        if progress is not None:
+            progress(time.perf_counter() - start, "")
+        if seconds and time.perf_counter() - start > seconds:
+            break
+    return graph.counts()
+
+
+def _sibling(parent: Vertex, child: Vertex) -> bool:
+    """Whether ``child``'s line is ``parent``'s and two moves more (the same frame)."""
+    return child.moves.split()[:-2] == parent.moves.split()
+
+
+def _guides(graph: Graph, settings: BuildSettings, parent: Vertex,
+            proved: list[Vertex]) -> list[Guide]:
+    """Up to REPLAY_GUIDES of the ``proved`` replies below ``parent`` as guides: those with
+    proofs of at most REPLAY_GUIDE_VERTICES vertices, the smallest first, one per move."""
+    sized: list[tuple[int, Point, Guide]] = []
+    for vertex in proved:
+        if not _sibling(parent, vertex) or vertex.move is None:
+            continue
+        strategy = graph.strategy(vertex.key, REPLAY_GUIDE_VERTICES)
+        if strategy is not None:
+            board = position_board(vertex.moves, settings.size, settings.rule)
+            point = from_canonical(board, board.canonical_key()[1], vertex.move)
+            sized.append((len(strategy), point, Guide(vertex.moves, strategy)))
+    guides: dict[Point, Guide] = {}
+    for _, point, guide in sorted(sized, key=lambda entry: entry[0]):
+        guides.setdefault(point, guide)
+    return list(guides.values())[:REPLAY_GUIDES]
+
+
+def _onto_open(graph: Graph, work: Work) -> Work:
+    """``work`` without its records of vertices the graph holds already other than open (a
+    transposition worked on, or proved, elsewhere: its own move and exclusions stay)."""
+    return Work([(vertex, children) for vertex, children in work.records
+                 if (mine := graph.vertex(vertex.key)) is None or mine.status == "open"])
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,5 @@
-"""``sente-book``: the opening-book tools (prove, build, attack, sweep, verify, export, stats,
-merge, play; ``--help`` each).
+"""``sente-book``: the opening-book tools (prove, build, attack, sweep, replay, verify, export,
+stats, merge, play; ``--help`` each).
 
 ``prove`` reads positions, one per line as a move list in renju notation (``h8 h10 g7``: column
 letter from ``a``, row number from 1 at the bottom, Black first), and prints one JSON line per
@@ -107,12 +107,15 @@ def add_graph(parser: argparse.ArgumentParser) -> None:
     add_board(parser)
 
 
-def add_run(parser: argparse.ArgumentParser) -> None:
-    """The options of the commands that run proof jobs (build, sweep)."""
+def add_run(parser: argparse.ArgumentParser, quick: bool = True) -> None:
+    """The options of the commands that run proof jobs (build, attack, sweep, replay; the
+    quick proof's unless not ``quick``)."""
     parser.add_argument("--minutes", type=float, default=0.0, help="stop after (0: no limit)")
     parser.add_argument("--workers", type=int, default=2,
                         help="local Dask worker processes (0: run the jobs in this process)")
     parser.add_argument("--scheduler", help="address of a running Dask scheduler to use instead")
+    if not quick:
+        return
     parser.add_argument("--quick-nodes", type=int, default=BuildSettings.quick_nodes,
                         help="proof-tree nodes of the quick proof tried on each reply a move "
                         "leaves open (0: none; default %(default)s)")
@@ -168,7 +171,8 @@ def limits_of(args: argparse.Namespace) -> ProverLimits:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="sente-book", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="sente-book",
+                                     description=" ".join(__doc__.split("\n\n")[0].split()))
     commands = parser.add_subparsers(dest="command", required=True)
     prove = commands.add_parser(
         "prove", help="prove wins for the side to move in positions read from FILE or stdin",
@@ -245,6 +249,25 @@ def main(argv: list[str] | None = None) -> int:
                        "scores at or below --lost-score fails (0: none, the default)")
     add_lost_score(sweep)
     add_threat_nodes(sweep, SWEEP_DFPN_NODES)
+
+    replay = commands.add_parser(
+        "replay", help="play open vertices as their proved siblings are proved",
+        description="Give every open vertex that has proved siblings (the other replies to "
+        "the attacker's move above it) their proofs, the smallest first: the sibling's move "
+        "is played, the defender's replies are closed by the threat searches where they can "
+        "be, and each reply left open is played on as the sibling's proof goes on after it.  "
+        "A quiet move leaves a full-width level of replies, most of them far from every stone "
+        "and lost to the same proof, which a job at each may not find again.  One batch of "
+        "jobs per parent vertex, one transaction each; what a replay leaves open is left to "
+        "build and sweep.")
+    add_graph(replay)
+    add_run(replay, quick=False)
+    add_threat_nodes(replay)
+    replay.add_argument("--wide-threat-nodes", type=int,
+                        default=BuildSettings.wide_threat_nodes,
+                        help="nodes of the threat search given to each reply left open when "
+                        "the attacker would win by threats even after a pass (as build's; "
+                        "default %(default)s)")
 
     verify = commands.add_parser(
         "verify", help="check the graph as a strategy; exit 0 only without a hole",
@@ -339,6 +362,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "sweep":
         return run.sweep(db, args, ProverLimits(threat_nodes=args.threat_nodes,
                                                 dfpn_nodes=args.dfpn_nodes))
+    if args.command == "replay":
+        return run.replay(db, args, ProverLimits(threat_nodes=args.threat_nodes,
+                                                 dfpn_nodes=args.dfpn_nodes))
     if args.command == "verify":
         return run.verify(db, args)
     if args.command == "export":

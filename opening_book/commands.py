@@ -1,5 +1,5 @@
-"""The database-backed subcommands of ``sente-book``: build, attack, sweep, verify, export,
-stats, merge."""
+"""The database-backed subcommands of ``sente-book``: build, attack, sweep, replay, verify,
+export, stats, merge."""
 
 from __future__ import annotations
 
@@ -239,6 +239,15 @@ def sweep(db: Path, args: argparse.Namespace, limits: ProverLimits) -> int:
     return _grow(graph, args, "sweeping", " batch", lambda runner, progress: builder.sweep(
         graph, settings, graph.setting("root"), runner, seconds=args.minutes * 60,
         batch=args.batch, progress=progress, again=args.again))
+
+
+def replay(db: Path, args: argparse.Namespace, limits: ProverLimits) -> int:
+    graph = open_graph(db, args)
+    settings = builder.BuildSettings(args.rule, args.size, int(graph.setting("budget")), limits,
+                                     engine_ms=0, wide_threat_nodes=args.wide_threat_nodes)
+    return _grow(graph, args, "replaying", " parent", lambda runner, progress: builder.replay(
+        graph, settings, graph.setting("root"), runner, seconds=args.minutes * 60,
+        progress=progress))
 
 
 # Seconds between two readings of the vertex counts on a build's progress bar: each reading

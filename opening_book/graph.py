@@ -208,6 +208,38 @@ class Graph:
             " SELECT * FROM vertex WHERE status = 'open' AND key IN (SELECT key FROM below) "
             + _DEEPEST_FIRST, (key,))]
 
+    def replay_groups(self) -> list[tuple[Vertex, list[Vertex], list[Vertex]]]:
+        """Each expanded vertex with both open and proved child vertices: (it, its open
+        children, its proved children), the parents with the most open children first.  (Every
+        expanded vertex is reached from the root: ``propagate`` removes the others.)"""
+        parents = [_vertex(row) for row in self.db.execute(
+            "SELECT * FROM vertex p WHERE p.status = 'expanded'"
+            " AND EXISTS (SELECT 1 FROM reply r CROSS JOIN vertex c ON c.key = r.child"
+            "  WHERE r.parent = p.key AND c.status = 'proved')")]  # (replies first: CROSS JOIN)
+        groups = []
+        for parent in parents:
+            children = [child for key in self.children(parent.key)
+                        if (child := self.vertex(key)) is not None]
+            targets = [child for child in children if child.status == "open"]
+            proved = [child for child in children if child.status == "proved"]
+            if targets:
+                groups.append((parent, targets, proved))
+        return sorted(groups, key=lambda group: (-len(group[1]), group[0].key))
+
+    def strategy(self, key: int, limit: int) -> dict[int, int] | None:
+        """The attacker's move (canonical frame) at every vertex of the proof below the proved
+        vertex ``key`` (unsigned), it included, by canonical key; None when that proof has more
+        than ``limit`` vertices, or a vertex below it is not proved."""
+        rows = self.db.execute(
+            "WITH RECURSIVE below(key) AS (SELECT ? UNION SELECT r.child FROM below"
+            " JOIN reply r ON r.parent = below.key)"
+            " SELECT v.key, v.move, v.status FROM vertex v JOIN below ON v.key = below.key"
+            " LIMIT ?", (signed(key), limit + 1)).fetchall()
+        if len(rows) > limit or any(status != "proved" or move is None
+                                    for _, move, status in rows):
+            return None
+        return {unsigned(vertex): move for vertex, move, _ in rows}
+
     def unseen_open_vertices(self, limit: int) -> list[Vertex]:
         """Open vertices no job has worked on (attempts 0), the most stones first."""
         return [_vertex(row) for row in self.db.execute(

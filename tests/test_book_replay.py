@@ -1,0 +1,113 @@
+"""The replay: open vertices played as their proved siblings are proved (builder.replay)."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from opening_book import builder, cli
+from opening_book.graph import Graph, signed
+from opening_book.keys import from_canonical, to_canonical
+from opening_book.positions import position_board
+from opening_book.prover import ProverLimits
+from opening_book.verify import verify
+from tests.conftest import PURE_PYTHON
+from tests.test_book_graph import ROOT, SMALL_JOBS, root_position_key
+
+pytestmark = pytest.mark.skipif(PURE_PYTHON, reason="proofs need the compiled kernels")
+
+# Threat searches this small leave some replies to ROOT's move proved two vertices deep
+# (after "a5 h7" and "a5 h10": a move, then two replies that are vertices of their own).
+DEEP_JOBS = dataclasses.replace(SMALL_JOBS, limits=ProverLimits(max_nodes=300, threat_nodes=10))
+GUIDE = f"{ROOT} a5 h7"  # the proved reply the others are replayed from
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """ROOT's graph, proved with DEEP_JOBS."""
+    path = tmp_path_factory.mktemp("replay") / "built.sqlite"
+    graph = Graph(path, DEEP_JOBS.as_meta(ROOT))
+    builder.build(graph, DEEP_JOBS, ROOT, builder.InProcess())
+    assert graph.vertex(root_position_key()).status == "proved"  # type: ignore[union-attr]
+    graph.close()
+    return path
+
+
+def reopened(built: Path, path: Path) -> tuple[Graph, list[int]]:
+    """A copy of the built graph where every reply to ROOT's move but GUIDE is open again, as
+    if no job had reached it (the vertices below them left, proved, for transpositions), and
+    the root expanded: the copy and the keys opened."""
+    path.write_bytes(built.read_bytes())
+    graph = Graph(path)
+    guide = position_board(GUIDE, 15, 1).canonical_key()[0]
+    opened = [key for key in graph.children(root_position_key()) if key != guide]
+    with graph.db:
+        for key in opened:
+            graph.db.execute("UPDATE vertex SET status = 'open', move = NULL, longest = NULL "
+                             "WHERE key = ?", (signed(key),))
+            graph.db.execute("DELETE FROM reply WHERE parent = ?", (signed(key),))
+        graph.db.execute("UPDATE vertex SET status = 'expanded' WHERE key = ?",
+                         (signed(root_position_key()),))
+    return graph, opened
+
+
+def played_move(graph: Graph, key: int) -> tuple[int, int]:
+    """The attacker's move at the vertex ``key``, on the board of its own line."""
+    vertex = graph.vertex(key)
+    assert vertex is not None and vertex.move is not None
+    board = position_board(vertex.moves, 15, 1)
+    return from_canonical(board, board.canonical_key()[1], vertex.move)
+
+
+def test_a_replay_proves_the_open_replies_by_a_proved_siblings_proof(built: Path,
+                                                                      tmp_path: Path) -> None:
+    graph, opened = reopened(built, tmp_path / "graph.sqlite")
+    assert len(opened) == 4 and len(graph.children(opened[0])) == 0
+    counts = builder.replay(graph, DEEP_JOBS, ROOT, builder.InProcess())
+    assert counts["open"] == 0 and counts["failed"] == 0
+    assert graph.vertex(root_position_key()).status == "proved"  # type: ignore[union-attr]
+    guide = position_board(GUIDE, 15, 1).canonical_key()[0]
+    for key in opened:  # each played as the guide is, and proved
+        assert graph.vertex(key).status == "proved"  # type: ignore[union-attr]
+        assert played_move(graph, key) == played_move(graph, guide)
+    # the guide's proof goes on below its move, and so do some of the replays
+    assert graph.children(guide) and any(graph.children(key) for key in opened)
+    assert verify(graph, threat_nodes=10).holes == []
+
+
+def test_the_replay_command_replays_every_parent(built: Path, tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "cli.sqlite"
+    reopened(built, path)[0].close()
+    assert cli.main(["replay", "--db", str(path), "--workers", "0", "--threat-nodes", "10",
+                     "--dfpn-nodes", "0", "--wide-threat-nodes", "0"]) == 0
+    assert "0 open" in capsys.readouterr().out
+    assert Graph(path).vertex(root_position_key()).status == "proved"  # type: ignore[union-attr]
+
+
+def test_a_guide_whose_move_the_position_does_not_allow_replays_nothing(built: Path) -> None:
+    graph = Graph(built)
+    guide_key = position_board(GUIDE, 15, 1).canonical_key()[0]
+    strategy = graph.strategy(guide_key, 100)
+    assert strategy is not None and len(strategy) == len(graph.children(guide_key)) + 1
+    guide = builder.Guide(GUIDE, strategy)
+    x, y = played_move(graph, guide_key)
+    column = "abcdefghijklmno"[x]
+    # White's reply on the guide's move: a twin, whose move is taken
+    taken = f"{ROOT} a5 {column}{y + 1}"
+    assert builder.replay_on([guide], taken, "", DEEP_JOBS).records == []
+    # ... and a twin where that move failed before
+    other = f"{ROOT} a5 k10"
+    board = position_board(other, 15, 1)
+    key, sym = board.canonical_key()
+    excluded = f"{to_canonical(board, sym, x, y)},"
+    assert builder.replay_on([guide], other, excluded, DEEP_JOBS).records == []
+    records = builder.replay_on([guide], other, "", DEEP_JOBS).records
+    assert records and records[0][0].key == key
+    # positions that are no twins are not played either: an attacker's stone elsewhere, or
+    # more stones
+    assert builder.replay_on([guide], "h8 a1 i8 a2 j9 a3 g9 a4 a5 k10", "",
+                             DEEP_JOBS).records == []
+    assert builder.replay_on([guide], f"{ROOT} a5 k10 j8 k8", "", DEEP_JOBS).records == []

@@ -491,7 +491,7 @@ class Guide:
 
 
 @_without_cycle_collection
-def replay_on(guides: Sequence[Guide], moves: str, excluded: str,
+def replay_on(guides: Sequence[Guide], most_open: int, moves: str, excluded: str,
               settings: BuildSettings) -> Work:
     """A replay's job (``replay``): the vertex reached by ``moves`` (``excluded``: its attacker
     moves that failed before) played as each of ``guides`` is proved, in turn, until one
@@ -502,15 +502,16 @@ def replay_on(guides: Sequence[Guide], moves: str, excluded: str,
     reply (after the twin's stone, the vertex's own); a reply the twin's proof has no vertex
     for is left open, as is everything below a move the position does not allow.  Returns the
     records of the guide that proved the vertex, or else of the one that left the fewest
-    vertices open (none when no guide's move could be played)."""
+    vertices open, if at most ``most_open`` (none else: the vertex stays open as it was).
+    A guide is given up as soon as it leaves more open."""
     best: tuple[int, Work] | None = None
     for guide in guides:
         board = position_board(moves, settings.size, settings.rule)
         twin = position_board(guide.moves, settings.size, settings.rule)
         swap = _twin_stones(board, twin)
         job = _Job(board, settings)
-        left = None if swap is None else _replay(job, twin, swap, guide, excluded)
-        if left is not None and (best is None or left < best[0]):
+        left = None if swap is None else _replay(job, twin, swap, guide, excluded, most_open)
+        if left is not None and left <= most_open and (best is None or left < best[0]):
             best = (left, job.work)
         if left == 0:
             break
@@ -531,11 +532,12 @@ def _twin_stones(board: Board, twin: Board) -> tuple[Point, Point] | None:
 
 
 def _replay(job: _Job, twin: Board, swap: tuple[Point, Point], guide: Guide,
-            excluded: str) -> int | None:
+            excluded: str, most_open: int) -> int | None:
     """Play the job's position (attacker to move) as the guide's proof plays its ``twin``
     (which differs by the defender stones ``swap``: the board's, the twin's), recording each
-    vertex expanded; returns how many vertices it leaves open below, or None
-    when the proof has no vertex for the twin or its move is not playable here."""
+    vertex expanded; returns how many vertices it leaves open below (stopping once that is
+    more than ``most_open``), or None when the proof has no vertex for the twin or its move
+    is not playable here."""
     board = job.board
     key, sym = twin.canonical_key()
     move = guide.strategy.get(key)
@@ -558,11 +560,13 @@ def _replay(job: _Job, twin: Board, swap: tuple[Point, Point], guide: Guide,
         board.play(*reply, 3 - attacker)
         twin.play(*point, attacker)
         twin.play(*(stone if reply == twin_stone else reply), 3 - attacker)
-        below = _replay(job, twin, swap, guide, "")
+        below = _replay(job, twin, swap, guide, "", most_open - left)
         left += 1 if below is None else below
         for _ in range(2):
             board.undo()
             twin.undo()
+        if left > most_open:
+            break
     return left
 
 
@@ -825,17 +829,26 @@ REPLAY_GUIDE_VERTICES = 2000
 # The guides a replay's job tries in turn (proved siblings with distinct moves, the smallest
 # proofs first): more finds a proof for more twins, each failed one costs a replay.
 REPLAY_GUIDES = 3
+# The most vertices a replay may leave open below a vertex it does not prove (replay's
+# ``most_open``); one that would leave more is not kept, and the vertex stays open.  1: the
+# open count never grows (one open vertex becomes at most one deeper); more keeps more partial
+# proofs, and more floods: on the graph of record with no limit, 848 open vertices became 3595.
+REPLAY_MOST_OPEN = 1
 
 
 def replay(graph: Graph, settings: BuildSettings, root: str, runner: Runner, *,
-           seconds: float = 0.0, progress: Progress | None = None) -> dict[str, int]:
-    """Give each open vertex reached from ``root`` that has proved siblings (the other replies
-    to the move above it) their strategy (``replay_on``): a quiet move of the attacker leaves
-    a full-width level of replies, most of them far from every stone and lost to the same
-    proof, which a job at each reply may not find again (the engine and the prover choose
-    each vertex's move afresh).  One batch of jobs per parent vertex, written in one
-    transaction, until none is left or the time (``seconds``, 0: none) runs out; the replies
-    a replay leaves open are left to ``build`` and ``sweep``."""
+           seconds: float = 0.0, progress: Progress | None = None,
+           most_open: int = REPLAY_MOST_OPEN) -> dict[str, int]:
+    """Give each vertex not proved that has proved siblings (the other replies to the move
+    above it) their strategy (``replay_on``): a quiet move of the attacker leaves a full-width
+    level of replies, most of them far from every stone and lost to the same proof, which a
+    job at each reply may not find again (the engine and the prover choose each vertex's move
+    afresh).  An open vertex takes the replay that leaves at most ``most_open`` vertices open
+    below it, an expanded one only a replay that proves it (its own move and what was built
+    below it are given up for that proof).  One batch of jobs per parent vertex, written in
+    one transaction, until none is left or the time (``seconds``, 0: none) runs out; what a
+    replay leaves open is left to ``build`` and ``sweep``.  ``root``: the graph's root, from
+    which the vertices no longer reached are removed (``Graph.propagate``)."""
     root_key = position_board(root, settings.size, settings.rule).canonical_key()[0]
     graph.record_leaf_dfpn_nodes(settings.limits.dfpn_nodes)
     start = time.perf_counter()
@@ -845,9 +858,9 @@ def replay(graph: Graph, settings: BuildSettings, root: str, runner: Runner, *,
         if not guides or not targets:
             continue
         batch_start = time.perf_counter()
-        works = runner.map(functools.partial(replay_on, guides),
+        works = runner.map(functools.partial(replay_on, guides, most_open),
                            [(target.moves, target.excluded) for target in targets], settings)
-        write(graph, [_onto_open(graph, work) for work in works],
+        write(graph, [_kept(graph, target, work) for target, work in zip(targets, works)],
               {target.key: target.attempts for target in targets}, root_key,
               (time.perf_counter() - batch_start) * runner.slots)
         if progress is not None:
@@ -881,11 +894,18 @@ def _guides(graph: Graph, settings: BuildSettings, parent: Vertex,
     return list(guides.values())[:REPLAY_GUIDES]
 
 
-def _onto_open(graph: Graph, work: Work) -> Work:
-    """``work`` without its records of vertices the graph holds already other than open (a
-    transposition worked on, or proved, elsewhere: its own move and exclusions stay)."""
+def _kept(graph: Graph, target: Vertex, work: Work) -> Work:
+    """What a replay of ``target`` writes: nothing over an expanded target unless ``work``
+    proves it (each vertex it expands has every child vertex expanded in it too), and no
+    record of another vertex the graph holds already other than open (a transposition worked
+    on, or proved, elsewhere: its own move and exclusions stay)."""
+    expanded = {vertex.key for vertex, _ in work.records}
+    if target.status != "open" and any(key not in expanded for _, children in work.records
+                                       for key, _, _ in children):
+        return Work()
     return Work([(vertex, children) for vertex, children in work.records
-                 if (mine := graph.vertex(vertex.key)) is None or mine.status == "open"])
+                 if vertex.key == target.key
+                 or (mine := graph.vertex(vertex.key)) is None or mine.status == "open"])
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,9 @@ from bot.core.board import Board
 from bot.core.errors import BoardError
 from bot.core.notation import format_move
 from opening_book.book import Reproof, shipped_path
-from opening_book.builder import DEFAULT_BUDGET, GIVE_UP_MOVES_LEFT, SHALLOW_SLOTS, BuildSettings
+from opening_book.builder import (
+    DEFAULT_BUDGET, GIVE_UP_MOVES_LEFT, REPLAY_MOST_OPEN, SHALLOW_SLOTS, BuildSettings,
+)
 from opening_book.positions import position_board
 from opening_book.prover import (DFPN_NODES, SWEEP_DFPN_NODES, WIDE_THREAT_NODES, Prover,
                                  ProverLimits)
@@ -268,6 +270,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="nodes of the threat search given to each reply left open when "
                         "the attacker would win by threats even after a pass (as build's; "
                         "default %(default)s)")
+    replay.add_argument("--most-open", type=int, default=REPLAY_MOST_OPEN,
+                        help="the most vertices a replay may leave open below a vertex it does "
+                        "not prove; one that would leave more is dropped (default %(default)s: "
+                        "the open count never grows)")
 
     verify = commands.add_parser(
         "verify", help="check the graph as a strategy; exit 0 only without a hole",

@@ -247,7 +247,7 @@ def replay(db: Path, args: argparse.Namespace, limits: ProverLimits) -> int:
                                      engine_ms=0, wide_threat_nodes=args.wide_threat_nodes)
     return _grow(graph, args, "replaying", " parent", lambda runner, progress: builder.replay(
         graph, settings, graph.setting("root"), runner, seconds=args.minutes * 60,
-        progress=progress))
+        progress=progress, most_open=args.most_open))
 
 
 # Seconds between two readings of the vertex counts on a build's progress bar: each reading

@@ -209,9 +209,10 @@ class Graph:
             + _DEEPEST_FIRST, (key,))]
 
     def replay_groups(self) -> list[tuple[Vertex, list[Vertex], list[Vertex]]]:
-        """Each expanded vertex with both open and proved child vertices: (it, its open
-        children, its proved children), the parents with the most open children first.  (Every
-        expanded vertex is reached from the root: ``propagate`` removes the others.)"""
+        """Each expanded vertex with proved child vertices and others not proved (open or
+        expanded): (it, those not proved, the proved), the parents with the most not proved
+        first.  (Every expanded vertex is reached from the root: ``propagate`` removes the
+        others.)"""
         parents = [_vertex(row) for row in self.db.execute(
             "SELECT * FROM vertex p WHERE p.status = 'expanded'"
             " AND EXISTS (SELECT 1 FROM reply r CROSS JOIN vertex c ON c.key = r.child"
@@ -220,7 +221,7 @@ class Graph:
         for parent in parents:
             children = [child for key in self.children(parent.key)
                         if (child := self.vertex(key)) is not None]
-            targets = [child for child in children if child.status == "open"]
+            targets = [child for child in children if child.status in ("open", "expanded")]
             proved = [child for child in children if child.status == "proved"]
             if targets:
                 groups.append((parent, targets, proved))

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from opening_book import builder, cli
-from opening_book.graph import Graph, signed
+from opening_book.graph import Graph, Vertex, signed
 from opening_book.keys import from_canonical, to_canonical
 from opening_book.positions import position_board
 from opening_book.prover import ProverLimits
@@ -35,13 +35,13 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-def reopened(built: Path, path: Path) -> tuple[Graph, list[int]]:
-    """A copy of the built graph where every reply to ROOT's move but GUIDE is open again, as
-    if no job had reached it (the vertices below them left, proved, for transpositions), and
+def reopened(built: Path, path: Path, keep: str = GUIDE) -> tuple[Graph, list[int]]:
+    """A copy of the built graph where every reply to ROOT's move but ``keep`` is open again,
+    as if no job had reached it (the vertices below them left, proved, for transpositions), and
     the root expanded: the copy and the keys opened."""
     path.write_bytes(built.read_bytes())
     graph = Graph(path)
-    guide = position_board(GUIDE, 15, 1).canonical_key()[0]
+    guide = position_board(keep, 15, 1).canonical_key()[0]
     opened = [key for key in graph.children(root_position_key()) if key != guide]
     with graph.db:
         for key in opened:
@@ -97,17 +97,69 @@ def test_a_guide_whose_move_the_position_does_not_allow_replays_nothing(built: P
     column = "abcdefghijklmno"[x]
     # White's reply on the guide's move: a twin, whose move is taken
     taken = f"{ROOT} a5 {column}{y + 1}"
-    assert builder.replay_on([guide], taken, "", DEEP_JOBS).records == []
+    assert builder.replay_on([guide], 9, taken, "", DEEP_JOBS).records == []
     # ... and a twin where that move failed before
     other = f"{ROOT} a5 k10"
     board = position_board(other, 15, 1)
     key, sym = board.canonical_key()
     excluded = f"{to_canonical(board, sym, x, y)},"
-    assert builder.replay_on([guide], other, excluded, DEEP_JOBS).records == []
-    records = builder.replay_on([guide], other, "", DEEP_JOBS).records
+    assert builder.replay_on([guide], 9, other, excluded, DEEP_JOBS).records == []
+    records = builder.replay_on([guide], 9, other, "", DEEP_JOBS).records
     assert records and records[0][0].key == key
     # positions that are no twins are not played either: an attacker's stone elsewhere, or
     # more stones
-    assert builder.replay_on([guide], "h8 a1 i8 a2 j9 a3 g9 a4 a5 k10", "",
+    assert builder.replay_on([guide], 9, "h8 a1 i8 a2 j9 a3 g9 a4 a5 k10", "",
                              DEEP_JOBS).records == []
-    assert builder.replay_on([guide], f"{ROOT} a5 k10 j8 k8", "", DEEP_JOBS).records == []
+    assert builder.replay_on([guide], 9, f"{ROOT} a5 k10 j8 k8", "", DEEP_JOBS).records == []
+
+
+def test_a_replay_that_would_leave_too_many_vertices_open_is_dropped(built: Path) -> None:
+    graph = Graph(built)
+    small = f"{ROOT} a5 h6"  # proved by a move whose every reply the threat searches close
+    strategy = graph.strategy(position_board(small, 15, 1).canonical_key()[0], 100)
+    assert strategy is not None and len(strategy) == 1
+    guide = builder.Guide(small, strategy)
+    # at "a5 h7" that move leaves three replies open, which the guide's proof has no vertex for
+    assert builder.replay_on([guide], 2, GUIDE, "", DEEP_JOBS).records == []
+    records = builder.replay_on([guide], 3, GUIDE, "", DEEP_JOBS).records
+    assert len(records) == 1 and records[0][0].status == "expanded"
+    assert len(records[0][1]) == 3
+
+
+def expand_with(graph: Graph, line: str, move: str) -> int:
+    """Make the vertex of ``line`` expanded with the attacker's ``move`` and that move's one
+    reply o15 as an open child, as a job might have left it; the child's key."""
+    board = position_board(line, 15, 1)
+    key, sym = board.canonical_key()
+    x, y = position_board(f"{line} {move}", 15, 1).moves()[-1]
+    child = position_board(f"{line} {move} o15", 15, 1)
+    with graph.db:
+        graph.record(Vertex(key, line, board.ply, "expanded", to_canonical(board, sym, x, y),
+                            None, 0, 1, 0, ""),
+                     [(child.canonical_key()[0], f"{line} {move} o15", child.ply)])
+        graph.propagate()
+    return child.canonical_key()[0]
+
+
+def test_an_expanded_vertex_takes_a_replay_only_when_it_proves_it(built: Path,
+                                                                   tmp_path: Path) -> None:
+    graph, _ = reopened(built, tmp_path / "proves.sqlite")
+    target = f"{ROOT} a5 h10"
+    child = expand_with(graph, target, "o1")
+    builder.replay(graph, DEEP_JOBS, ROOT, builder.InProcess())
+    key = position_board(target, 15, 1).canonical_key()[0]
+    guide = position_board(GUIDE, 15, 1).canonical_key()[0]
+    assert graph.vertex(key).status == "proved"  # type: ignore[union-attr]
+    assert played_move(graph, key) == played_move(graph, guide)
+    assert graph.vertex(child) is None  # (the move given up: its reply no longer reached)
+    # a guide whose move leaves replies open at an expanded vertex: it keeps its own move
+    small = f"{ROOT} a5 h6"  # (its one-vertex proof leaves three replies open at GUIDE)
+    graph, _ = reopened(built, tmp_path / "kept.sqlite", keep=small)
+    child = expand_with(graph, GUIDE, "o1")
+    builder.replay(graph, DEEP_JOBS, ROOT, builder.InProcess(), most_open=9)
+    assert graph.vertex(guide).status == "expanded"  # type: ignore[union-attr]
+    assert graph.children(guide) == [child]
+    # (while an open sibling took that replay, open replies and all)
+    assert graph.vertex(key).status == "expanded"  # type: ignore[union-attr]
+    assert played_move(graph, key) == played_move(
+        graph, position_board(small, 15, 1).canonical_key()[0])

@@ -843,30 +843,37 @@ def replay(graph: Graph, settings: BuildSettings, root: str, runner: Runner, *,
     above it) their strategy (``replay_on``): a quiet move of the attacker leaves a full-width
     level of replies, most of them far from every stone and lost to the same proof, which a
     job at each reply may not find again (the engine and the prover choose each vertex's move
-    afresh).  An open vertex takes the replay that leaves at most ``most_open`` vertices open
-    below it, an expanded one only a replay that proves it (its own move and what was built
-    below it are given up for that proof).  One batch of jobs per parent vertex, written in
-    one transaction, until none is left or the time (``seconds``, 0: none) runs out; what a
-    replay leaves open is left to ``build`` and ``sweep``.  ``root``: the graph's root, from
-    which the vertices no longer reached are removed (``Graph.propagate``)."""
+    afresh).  First every open vertex, each taking the replay that leaves at most
+    ``most_open`` vertices open below it, then every expanded one, which takes only a replay
+    that proves it (its own move and what was built below it are given up for that proof;
+    its replays stop at the first vertex they would leave open): the open ones cost less and
+    gain more.  One batch of jobs per parent vertex, written in one transaction, the parents
+    with the most such children first, until none is left or the time (``seconds``, 0: none)
+    runs out; what a replay leaves open is left to ``build`` and ``sweep``.  ``root``: the
+    graph's root, from which the vertices no longer reached are removed
+    (``Graph.propagate``)."""
     root_key = position_board(root, settings.size, settings.rule).canonical_key()[0]
     graph.record_leaf_dfpn_nodes(settings.limits.dfpn_nodes)
     start = time.perf_counter()
-    for parent, targets, proved in graph.replay_groups():
-        guides = _guides(graph, settings, parent, proved)
-        targets = [target for target in targets if _sibling(parent, target)]
-        if not guides or not targets:
-            continue
-        batch_start = time.perf_counter()
-        works = runner.map(functools.partial(replay_on, guides, most_open),
-                           [(target.moves, target.excluded) for target in targets], settings)
-        write(graph, [_kept(graph, target, work) for target, work in zip(targets, works)],
-              {target.key: target.attempts for target in targets}, root_key,
-              (time.perf_counter() - batch_start) * runner.slots)
-        if progress is not None:
-            progress(time.perf_counter() - start, "")
-        if seconds and time.perf_counter() - start > seconds:
-            break
+    for status, most in (("open", most_open), ("expanded", 0)):
+        groups = [(parent, [child for child in children
+                            if child.status == status and _sibling(parent, child)], proved)
+                  for parent, children, proved in graph.replay_groups()]
+        for parent, targets, proved in sorted(groups, key=lambda group: -len(group[1])):
+            guides = _guides(graph, settings, parent, proved) if targets else []
+            if not guides:
+                continue
+            batch_start = time.perf_counter()
+            works = runner.map(functools.partial(replay_on, guides, most),
+                               [(target.moves, target.excluded) for target in targets],
+                               settings)
+            write(graph, [_kept(graph, target, work) for target, work in zip(targets, works)],
+                  {target.key: target.attempts for target in targets}, root_key,
+                  (time.perf_counter() - batch_start) * runner.slots)
+            if progress is not None:
+                progress(time.perf_counter() - start, "")
+            if seconds and time.perf_counter() - start > seconds:
+                return graph.counts()
     return graph.counts()
 
 
@@ -895,14 +902,9 @@ def _guides(graph: Graph, settings: BuildSettings, parent: Vertex,
 
 
 def _kept(graph: Graph, target: Vertex, work: Work) -> Work:
-    """What a replay of ``target`` writes: nothing over an expanded target unless ``work``
-    proves it (each vertex it expands has every child vertex expanded in it too), and no
-    record of another vertex the graph holds already other than open (a transposition worked
-    on, or proved, elsewhere: its own move and exclusions stay)."""
-    expanded = {vertex.key for vertex, _ in work.records}
-    if target.status != "open" and any(key not in expanded for _, children in work.records
-                                       for key, _, _ in children):
-        return Work()
+    """What a replay of ``target`` writes: no record of another vertex the graph holds
+    already other than open (a transposition worked on, or proved, elsewhere: its own move
+    and exclusions stay)."""
     return Work([(vertex, children) for vertex, children in work.records
                  if vertex.key == target.key
                  or (mine := graph.vertex(vertex.key)) is None or mine.status == "open"])

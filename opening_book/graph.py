@@ -210,9 +210,8 @@ class Graph:
 
     def replay_groups(self) -> list[tuple[Vertex, list[Vertex], list[Vertex]]]:
         """Each expanded vertex with proved child vertices and others not proved (open or
-        expanded): (it, those not proved, the proved), the parents with the most not proved
-        first.  (Every expanded vertex is reached from the root: ``propagate`` removes the
-        others.)"""
+        expanded): (it, those not proved, the proved).  (Every expanded vertex is reached from
+        the root: ``propagate`` removes the others.)"""
         parents = [_vertex(row) for row in self.db.execute(
             "SELECT * FROM vertex p WHERE p.status = 'expanded'"
             " AND EXISTS (SELECT 1 FROM reply r CROSS JOIN vertex c ON c.key = r.child"
@@ -225,7 +224,7 @@ class Graph:
             proved = [child for child in children if child.status == "proved"]
             if targets:
                 groups.append((parent, targets, proved))
-        return sorted(groups, key=lambda group: (-len(group[1]), group[0].key))
+        return groups
 
     def strategy(self, key: int, limit: int) -> dict[int, int] | None:
         """The attacker's move (canonical frame) at every vertex of the proof below the proved

@@ -12,7 +12,7 @@ the job still moves the graph on: of the engine's move and the moves with the le
 numbers at the prover's root, it takes the one that leaves the fewest replies open, and leaves
 those as open vertices for later jobs.  An attacker vertex whose every move is refuted within
 the budget is marked failed.  ``sweep`` gives the quick proof to open vertices no job has seen
-yet.
+yet, and ``replay`` plays the vertices not proved as their proved siblings are proved.
 
 Jobs run on a Dask cluster: a local one over this machine's cores by default, or the scheduler
 ``--scheduler`` names (``DaskCluster``), or in this process (``InProcess``: tests, debugging).

@@ -230,11 +230,11 @@ class Graph:
         """The attacker's move (canonical frame) at every vertex of the proof below the proved
         vertex ``key`` (unsigned), it included, by canonical key; None when that proof has more
         than ``limit`` vertices, or a vertex below it is not proved."""
-        rows = self.db.execute(
+        rows = self.db.execute(  # (the recursion itself stops past the limit)
             "WITH RECURSIVE below(key) AS (SELECT ? UNION SELECT r.child FROM below"
-            " JOIN reply r ON r.parent = below.key)"
-            " SELECT v.key, v.move, v.status FROM vertex v JOIN below ON v.key = below.key"
-            " LIMIT ?", (signed(key), limit + 1)).fetchall()
+            " JOIN reply r ON r.parent = below.key LIMIT ?)"
+            " SELECT v.key, v.move, v.status FROM vertex v JOIN below ON v.key = below.key",
+            (signed(key), limit + 1)).fetchall()
         if len(rows) > limit or any(status != "proved" or move is None
                                     for _, move, status in rows):
             return None

@@ -138,16 +138,20 @@ def add_lost_score(parser: argparse.ArgumentParser) -> None:
                         "%(default)s, 0: nowhere)")
 
 
+def add_wide_threat_nodes(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--wide-threat-nodes", type=int, default=BuildSettings.wide_threat_nodes,
+                        help="nodes of the threat search given to each reply a move leaves "
+                        "open when the attacker would win by threats even after a pass (0: "
+                        "none; default %(default)s; verify needs --threat-nodes at least this)")
+
+
 def add_build_settings(parser: argparse.ArgumentParser) -> None:
     """The options of the jobs that grow a graph (build, attack)."""
     parser.add_argument("--engine-ms", type=int, default=BuildSettings.engine_ms,
                         help="engine search that picks the attacker's move each job expands "
                         "first, before the proof search (0: none, proof numbers alone)")
     add_lost_score(parser)
-    parser.add_argument("--wide-threat-nodes", type=int, default=BuildSettings.wide_threat_nodes,
-                        help="nodes of the threat search given to each reply a job's move leaves "
-                        "open when the attacker would win by threats even after a pass (0: "
-                        "none; default %(default)s; verify needs --threat-nodes at least this)")
+    add_wide_threat_nodes(parser)
     parser.add_argument("--give-up-after", type=int, default=BuildSettings.give_up_after,
                         help="a vertex near the budget fails once this many of its moves are "
                         "excluded (0: only when all are refuted; default %(default)s)")
@@ -253,9 +257,10 @@ def main(argv: list[str] | None = None) -> int:
     add_threat_nodes(sweep, SWEEP_DFPN_NODES)
 
     replay = commands.add_parser(
-        "replay", help="play open vertices as their proved siblings are proved",
-        description="Give every open vertex that has proved siblings (the other replies to "
-        "the attacker's move above it) their proofs, the smallest first: the sibling's move "
+        "replay", help="play vertices not proved as their proved siblings are proved",
+        description="Give every vertex not proved that has proved siblings (the other replies "
+        "to the attacker's move above it) their proofs, the smallest first, the open vertices "
+        "before the expanded ones (which take only a whole proof): the sibling's move "
         "is played, the defender's replies are closed by the threat searches where they can "
         "be, and each reply left open is played on as the sibling's proof goes on after it.  "
         "A quiet move leaves a full-width level of replies, most of them far from every stone "
@@ -265,11 +270,7 @@ def main(argv: list[str] | None = None) -> int:
     add_graph(replay)
     add_run(replay, quick=False)
     add_threat_nodes(replay)
-    replay.add_argument("--wide-threat-nodes", type=int,
-                        default=BuildSettings.wide_threat_nodes,
-                        help="nodes of the threat search given to each reply left open when "
-                        "the attacker would win by threats even after a pass (as build's; "
-                        "default %(default)s)")
+    add_wide_threat_nodes(replay)
     replay.add_argument("--most-open", type=int, default=REPLAY_MOST_OPEN,
                         help="the most vertices a replay may leave open below a vertex it does "
                         "not prove; one that would leave more is dropped (default %(default)s: "

@@ -41,7 +41,8 @@ from bot.limits import Limits, Result
 from opening_book.graph import Graph, Vertex, branch
 from opening_book.keys import from_canonical, to_canonical
 from opening_book.positions import position_board
-from opening_book.prover import WIDE_THREAT_NODES, Node, Prover, ProverLimits
+from opening_book.prover import (SWEEP_DFPN_NODES, WIDE_THREAT_NODES, Node, Prover,
+                                  ProverLimits)
 from opening_book.verify import verify
 
 
@@ -715,7 +716,8 @@ Progress = Callable[[float, str], None]
 
 def build(graph: Graph, settings: BuildSettings, root: str, runner: Runner, *,
           seconds: float = 0.0, max_jobs: int = 0, shallow_slots: int = 0,
-          progress: Progress | None = None, branches: Sequence[str] = ()) -> dict[str, int]:
+          progress: Progress | None = None, branches: Sequence[str] = (),
+          replay_every: float = 0.0) -> dict[str, int]:
     """Grow the graph from ``root`` (a move list, attacker to move) until it is proved, the
     time (``seconds``, 0: none) or the jobs (``max_jobs``, 0: none) run out; one branch (the
     defender's reply to the root's move) at a time (Graph.open_branches), or only below
@@ -729,7 +731,11 @@ def build(graph: Graph, settings: BuildSettings, root: str, runner: Runner, *,
     and the others are removed again as unreached (Graph.propagate).  Vertices expanded with
     more replies open than the flood limit allows (``BuildSettings.flood_replies``) are opened
     again first, their move excluded.  The graph keeps the most df-pn nodes its leaves were
-    closed with (``Graph.record_leaf_dfpn_nodes``), as does ``sweep``."""
+    closed with (``Graph.record_leaf_dfpn_nodes``), as does ``sweep``.  With
+    ``replay_every`` (seconds, 0: never), the jobs come in rounds: once a round has run that
+    long, no job is started until those running have ended, and the round ends with a replay
+    of the open vertices (``replay``, only the parents whose open replies or guides changed
+    since the last one) and a sweep of the open vertices no job has seen (``sweep``)."""
     board = position_board(root, settings.size, settings.rule)
     root_key = board.canonical_key()[0]
     graph.record_leaf_dfpn_nodes(settings.limits.dfpn_nodes)
@@ -738,18 +744,25 @@ def build(graph: Graph, settings: BuildSettings, root: str, runner: Runner, *,
         if settings.flood_replies:
             graph.give_up_floods(settings.flood_stones(), settings.flood_replies, root_key)
     running: dict[str, tuple[Vertex, bool]] = {}  # by moves: the vertex, taken from the shallow end
-    start = last = time.perf_counter()
+    start = last = round_start = time.perf_counter()
     started = 0
+    round_started = 0  # jobs the round has started (each round starts one at least)
+    round_over = False  # the round's time is up (not the build's, nor its jobs or vertices)
 
     def feed(free: int) -> list[tuple[str, str]]:
-        nonlocal started
-        if seconds and time.perf_counter() - start > seconds:
+        nonlocal started, round_started, round_over
+        now = time.perf_counter()
+        if seconds and now - start > seconds:
+            return []
+        if replay_every and round_started and now - round_start > replay_every:
+            round_over = True
             return []
         if max_jobs:
             free = min(free, max_jobs - started)
         picked = pick(graph.open_branches(board.ply + 2, branches), list(running.values()),
                       free, shallow_slots)
         started += len(picked)
+        round_started += len(picked)
         running.update((vertex.moves, (vertex, shallow)) for vertex, shallow in picked)
         return [(vertex.moves, vertex.excluded) for vertex, _ in picked]
 
@@ -764,8 +777,27 @@ def build(graph: Graph, settings: BuildSettings, root: str, runner: Runner, *,
                                         if f"{vertex.moves} ".startswith(f"{line} ")),
                                        branch(vertex, board.ply + 2)))
 
-    runner.stream(work_on, settings, feed, take)
-    return graph.counts()
+    def left() -> float:  # the build's seconds left (inf: no limit; 0 passed on means none)
+        return seconds - (time.perf_counter() - start) if seconds else float("inf")
+
+    replayed: dict[int, Replayed] = {}
+    while True:
+        runner.stream(work_on, settings, feed, take)
+        if not round_over or left() <= 0:
+            return graph.counts()
+        replay(graph, settings, root, runner, seconds=seconds and left(), progress=progress,
+               expanded=False, replayed=replayed)
+        if left() <= 0:
+            return graph.counts()
+        sweep(graph, sweep_settings(settings), root, runner, seconds=seconds and left(),
+              progress=progress)
+        round_start, round_started, round_over = time.perf_counter(), 0, False
+
+
+def sweep_settings(settings: BuildSettings) -> BuildSettings:
+    """A build's settings for its sweeps: no engine search, the sweep's df-pn."""
+    return replace(settings, engine_ms=0,
+                   limits=replace(settings.limits, dfpn_nodes=SWEEP_DFPN_NODES))
 
 
 def pick(branches: Iterable[list[Vertex]], running: list[tuple[Vertex, bool]], free: int,
@@ -823,6 +855,9 @@ def sweep(graph: Graph, settings: BuildSettings, root: str, runner: Runner, *,
     return graph.counts()
 
 
+# What a replay found below a parent vertex: its targets' keys and its guides' lines.
+Replayed = tuple[frozenset[int], tuple[str, ...]]
+
 # The largest proof a replay follows (vertices): a replay's job plays each of them at worst,
 # so a larger guide may prove more of its twins and costs more per job.
 REPLAY_GUIDE_VERTICES = 2000
@@ -834,11 +869,18 @@ REPLAY_GUIDES = 3
 # open count never grows (one open vertex becomes at most one deeper); more keeps more partial
 # proofs, and more floods: on the graph of record with no limit, 848 open vertices became 3595.
 REPLAY_MOST_OPEN = 1
+# Minutes of jobs in a build's round, which ends with a replay and a sweep (``build``'s
+# ``replay_every``): a replay after about 20 minutes of jobs on the graph of record proved 105
+# vertices in 10 minutes, one after 28 more minutes 6 in 6 (NOTES.md, session 68).  Shorter
+# closes a flood's replies before jobs spend time on them one by one, and replays more often
+# for less; a replay skips the parents that have not changed since the one before.
+REPLAY_EVERY_MINUTES = 20.0
 
 
 def replay(graph: Graph, settings: BuildSettings, root: str, runner: Runner, *,
            seconds: float = 0.0, progress: Progress | None = None,
-           most_open: int = REPLAY_MOST_OPEN) -> dict[str, int]:
+           most_open: int = REPLAY_MOST_OPEN, expanded: bool = True,
+           replayed: dict[int, Replayed] | None = None) -> dict[str, int]:
     """Give each vertex not proved that has proved siblings (the other replies to the move
     above it) their strategy (``replay_on``): a quiet move of the attacker leaves a full-width
     level of replies, most of them far from every stone and lost to the same proof, which a
@@ -851,11 +893,14 @@ def replay(graph: Graph, settings: BuildSettings, root: str, runner: Runner, *,
     with the most such children first, until none is left or the time (``seconds``, 0: none)
     runs out; what a replay leaves open is left to ``build`` and ``sweep``.  ``root``: the
     graph's root, from which the vertices no longer reached are removed
-    (``Graph.propagate``)."""
+    (``Graph.propagate``).  Not ``expanded``: the open vertices only.  ``replayed``, kept from
+    one replay to the next (a build's rounds), skips the parents replayed before with the same
+    targets and the same guides, which would be replayed the same way again."""
     root_key = position_board(root, settings.size, settings.rule).canonical_key()[0]
     graph.record_leaf_dfpn_nodes(settings.limits.dfpn_nodes)
     start = time.perf_counter()
-    for status, most in (("open", most_open), ("expanded", 0)):
+    passes = (("open", most_open), ("expanded", 0)) if expanded else (("open", most_open),)
+    for status, most in passes:
         groups = [(parent, [child for child in children
                             if child.status == status and _sibling(parent, child)], proved)
                   for parent, children, proved in graph.replay_groups()]
@@ -863,6 +908,12 @@ def replay(graph: Graph, settings: BuildSettings, root: str, runner: Runner, *,
             guides = _guides(graph, settings, parent, proved) if targets else []
             if not guides:
                 continue
+            if replayed is not None:
+                seen = (frozenset(target.key for target in targets),
+                        tuple(guide.moves for guide in guides))
+                if replayed.get(parent.key) == seen:
+                    continue
+                replayed[parent.key] = seen
             batch_start = time.perf_counter()
             works = runner.map(functools.partial(replay_on, guides, most),
                                [(target.moves, target.excluded) for target in targets],

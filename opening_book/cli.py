@@ -25,7 +25,8 @@ from bot.core.errors import BoardError
 from bot.core.notation import format_move
 from opening_book.book import Reproof, shipped_path
 from opening_book.builder import (
-    DEFAULT_BUDGET, GIVE_UP_MOVES_LEFT, REPLAY_MOST_OPEN, SHALLOW_SLOTS, BuildSettings,
+    DEFAULT_BUDGET, GIVE_UP_MOVES_LEFT, REPLAY_EVERY_MINUTES, REPLAY_MOST_OPEN, SHALLOW_SLOTS,
+    BuildSettings,
 )
 from opening_book.positions import position_board
 from opening_book.prover import (DFPN_NODES, SWEEP_DFPN_NODES, WIDE_THREAT_NODES, Prover,
@@ -211,6 +212,11 @@ def main(argv: list[str] | None = None) -> int:
                        "in any symmetry), or below a deeper vertex (e.g. 'h8 g10 j8 f9': one "
                        "hard reply, with the work done below it), not the branches in their "
                        "order; given more than once, one after another in the order given")
+    build.add_argument("--replay-every", type=float, default=REPLAY_EVERY_MINUTES,
+                       metavar="MINUTES", help="jobs in rounds of this many minutes, each "
+                       "ending, once its jobs are done, with a replay of the open vertices "
+                       "that changed (as replay does) and a sweep of those no job has seen (as "
+                       "sweep does; 0: never; default %(default)s)")
     add_build_settings(build)
 
     attack = commands.add_parser(

@@ -77,7 +77,8 @@ def build(db: Path, args: argparse.Namespace, limits: ProverLimits) -> int:
         settings = dataclasses.replace(settings, forced_line=forced)
     return _grow(graph, args, "building", " job", lambda runner, progress: builder.build(
         graph, settings, args.root, runner, seconds=args.minutes * 60, max_jobs=args.jobs,
-        shallow_slots=args.shallow_slots, progress=progress, branches=branches))
+        shallow_slots=args.shallow_slots, progress=progress, branches=branches,
+        replay_every=args.replay_every * 60))
 
 
 def build_settings(args: argparse.Namespace, budget: int,

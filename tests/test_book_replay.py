@@ -163,3 +163,56 @@ def test_an_expanded_vertex_takes_a_replay_only_when_it_proves_it(built: Path,
     assert graph.vertex(key).status == "expanded"  # type: ignore[union-attr]
     assert played_move(graph, key) == played_move(
         graph, position_board(small, 15, 1).canonical_key()[0])
+
+
+def test_a_build_in_rounds_replays_after_each_round(built: Path, tmp_path: Path) -> None:
+    # one job leaves the other three replies to the root's move open ...
+    graph, opened = reopened(built, tmp_path / "one-job.sqlite")
+    builder.build(graph, DEEP_JOBS, ROOT, builder.InProcess(), max_jobs=1)
+    assert sum(graph.vertex(key).status == "open" for key in opened) == 3  # type: ignore[union-attr]
+    # ... unless its round (as short as can be) ends with a replay, which proves them
+    graph, opened = reopened(built, tmp_path / "rounds.sqlite")
+    builder.build(graph, DEEP_JOBS, ROOT, builder.InProcess(), max_jobs=1, replay_every=1e-9)
+    assert graph.vertex(root_position_key()).status == "proved"  # type: ignore[union-attr]
+    # (three at least played as a proved sibling was: the job's vertex, or the guide)
+    guide = position_board(GUIDE, 15, 1).canonical_key()[0]
+    moves = {key: played_move(graph, key) for key in [guide, *opened]}
+    assert sum(any(moves[key] == move for other, move in moves.items() if other != key)
+               for key in opened) >= 3
+    assert verify(graph, threat_nodes=10).holes == []
+
+
+def test_a_replay_skips_the_parents_it_replayed_before_unchanged(built: Path,
+                                                                 tmp_path: Path) -> None:
+    small = f"{ROOT} a5 h6"  # (its one-vertex proof leaves three replies open at GUIDE)
+    graph, opened = reopened(built, tmp_path / "graph.sqlite", keep=small)
+    child = expand_with(graph, f"{ROOT} a5 h10", "o1")  # (an expanded sibling: not replayed)
+    replayed: dict[int, builder.Replayed] = {}
+    builder.replay(graph, DEEP_JOBS, ROOT, builder.InProcess(), expanded=False,
+                   replayed=replayed)
+    assert graph.vertex(child) is not None  # the expanded sibling kept its move
+    assert list(replayed) == [root_position_key()]
+    targets, guides = replayed[root_position_key()]
+    assert guides == (small,) and len(targets) == 3
+    assert position_board(GUIDE, 15, 1).canonical_key()[0] in targets
+    # the replays proved some targets: what is left is replayed once more (fewer targets,
+    # more guides), then not again while nothing changes, though it is without the memo
+    runner = CountingJobs()
+    builder.replay(graph, DEEP_JOBS, ROOT, runner, expanded=False, replayed=replayed)
+    assert 0 < runner.jobs < 3 and replayed[root_position_key()] != (targets, guides)
+    runner.jobs = 0
+    builder.replay(graph, DEEP_JOBS, ROOT, runner, expanded=False, replayed=replayed)
+    assert runner.jobs == 0
+    builder.replay(graph, DEEP_JOBS, ROOT, runner, expanded=False)
+    assert runner.jobs > 0
+
+
+class CountingJobs(builder.InProcess):
+    """Jobs in this process, counted."""
+
+    jobs = 0
+
+    def map(self, job: builder.Job[builder.JobResult], jobs: list[tuple[str, str]],
+            settings: builder.BuildSettings) -> list[builder.JobResult]:
+        self.jobs += len(jobs)
+        return super().map(job, jobs, settings)

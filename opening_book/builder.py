@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import functools
 import gc
+import itertools
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
@@ -134,6 +135,15 @@ class BuildSettings:
     # keeps more quiet lines alive, fewer gives them up sooner.
     flood_replies: int = 20
     flood_moves_left: int = 10
+    # Farther from the budget, a vertex expanded with at least this many replies open and none
+    # proved (0: never) has one of them, the defender's stone farthest from the others (nearly
+    # a pass), built before every other open vertex (``flood_probes``): proved, its proof is
+    # replayed on the others at the end of the build's round (``replay``); failed, it gives
+    # the attacker's move up, and the flood with it.  Session 69: a flood of 214 replies, none
+    # proved, 12 stones deep in h8 h10, went in 7 minutes on one worker (its probe failed);
+    # jobs deepest first reach such a level one reply at a time.  Fewer probes more floods
+    # (a probe's line may take a while), more leaves smaller floods to the jobs.
+    flood_probe_replies: int = 30
     # The proof search's time limit in a job at a vertex far from the budget (more than
     # GIVE_UP_MOVES_LEFT attacker moves left), instead of the limits' max_seconds (None: the
     # same).  There it proves almost nothing and only orders the other moves tried: at 20 open
@@ -730,8 +740,9 @@ def build(graph: Graph, settings: BuildSettings, root: str, runner: Runner, *,
     given up is written too: the vertices it proved stay, as proofs a transposition may use,
     and the others are removed again as unreached (Graph.propagate).  Vertices expanded with
     more replies open than the flood limit allows (``BuildSettings.flood_replies``) are opened
-    again first, their move excluded.  The graph keeps the most df-pn nodes its leaves were
-    closed with (``Graph.record_leaf_dfpn_nodes``), as does ``sweep``.  With
+    again first, their move excluded.  The floods' probes (``flood_probes``) and the open
+    vertices below them come before every branch.  The graph keeps the most df-pn nodes its
+    leaves were closed with (``Graph.record_leaf_dfpn_nodes``), as does ``sweep``.  With
     ``replay_every`` (seconds, 0: never), the jobs come in rounds: once a round has run that
     long, no job is started until those running have ended, and the round ends with a replay
     of the open vertices (``replay``, only the parents whose open replies or guides changed
@@ -759,8 +770,10 @@ def build(graph: Graph, settings: BuildSettings, root: str, runner: Runner, *,
             return []
         if max_jobs:
             free = min(free, max_jobs - started)
-        picked = pick(graph.open_branches(board.ply + 2, branches), list(running.values()),
-                      free, shallow_slots)
+        probes = flood_probes(graph, settings, branches)
+        lines = itertools.chain(graph.open_branches(board.ply + 2, probes) if probes else (),
+                                graph.open_branches(board.ply + 2, branches))
+        picked = pick(lines, list(running.values()), free, shallow_slots)
         started += len(picked)
         round_started += len(picked)
         running.update((vertex.moves, (vertex, shallow)) for vertex, shallow in picked)
@@ -798,6 +811,29 @@ def sweep_settings(settings: BuildSettings) -> BuildSettings:
     """A build's settings for its sweeps: no engine search, the sweep's df-pn."""
     return replace(settings, engine_ms=0,
                    limits=replace(settings.limits, dfpn_nodes=SWEEP_DFPN_NODES))
+
+
+def flood_probes(graph: Graph, settings: BuildSettings, branches: Sequence[str] = ()
+                 ) -> list[str]:
+    """The lines of the floods' probes (``BuildSettings.flood_probe_replies``), below
+    ``branches`` only when some are given: for each flood, its reply worked on already, else
+    the open one whose defender stone lies farthest (in king moves) from the other stones."""
+    if not settings.flood_probe_replies:
+        return []
+    probes = []
+    for _, children in graph.floods(settings.flood_probe_replies):
+        worked_on = [child for child in children if child.status != "open"]
+        probe = worked_on[0] if worked_on else max(
+            children, key=lambda child: (_isolation(child.moves, settings.size), -child.key))
+        if not branches or any(f"{probe.moves} ".startswith(f"{line} ") for line in branches):
+            probes.append(probe.moves)
+    return probes
+
+
+def _isolation(moves: str, size: int) -> int:
+    """How far (in king moves) the last stone of ``moves`` lies from the others."""
+    *others, (x, y) = parse_move_list(moves, size, size)
+    return min((max(abs(x - a), abs(y - b)) for a, b in others), default=size)
 
 
 def pick(branches: Iterable[list[Vertex]], running: list[tuple[Vertex, bool]], free: int,

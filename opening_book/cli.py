@@ -166,6 +166,12 @@ def add_build_settings(parser: argparse.ArgumentParser) -> None:
                         "limit; default %(default)s)")
     parser.add_argument("--flood-moves-left", type=int, default=BuildSettings.flood_moves_left,
                         help="where the flood limit applies (default %(default)s)")
+    parser.add_argument("--flood-probe-replies", type=int,
+                        default=BuildSettings.flood_probe_replies,
+                        help="farther from the budget, a vertex with at least this many "
+                        "replies open and none proved has the reply farthest from the stones "
+                        "built first, its proof replayed on the others or its failure giving "
+                        "the move up (0: never; default %(default)s)")
     parser.add_argument("--far-seconds", type=float, default=None,
                         help="a job's proof search time at a vertex with more than "
                         f"{GIVE_UP_MOVES_LEFT} attacker moves left (default: --seconds)")

@@ -93,6 +93,7 @@ def build_settings(args: argparse.Namespace, budget: int,
                                  far_give_up_after=args.far_give_up_after,
                                  flood_replies=args.flood_replies,
                                  flood_moves_left=args.flood_moves_left,
+                                 flood_probe_replies=args.flood_probe_replies,
                                  far_seconds=args.far_seconds)
 
 

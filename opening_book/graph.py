@@ -226,6 +226,17 @@ class Graph:
                 groups.append((parent, targets, proved))
         return groups
 
+    def floods(self, least_open: int) -> list[tuple[Vertex, list[Vertex]]]:
+        """Each expanded vertex with at least ``least_open`` replies open, none proved and at
+        most one neither open nor proved (worked on): (it, its child vertices)."""
+        parents = [_vertex(row) for row in self.db.execute(
+            "SELECT p.* FROM vertex p JOIN reply r ON r.parent = p.key"
+            " JOIN vertex c ON c.key = r.child WHERE p.status = 'expanded' GROUP BY p.key"
+            " HAVING SUM(c.status = 'open') >= ? AND SUM(c.status = 'proved') = 0"
+            " AND SUM(c.status != 'open') <= 1 ORDER BY p.stones, p.key", (least_open,))]
+        return [(parent, [child for key in self.children(parent.key)
+                          if (child := self.vertex(key)) is not None]) for parent in parents]
+
     def strategy(self, key: int, limit: int) -> dict[int, int] | None:
         """The attacker's move (canonical frame) at every vertex of the proof below the proved
         vertex ``key`` (unsigned), it included, by canonical key; None when that proof has more

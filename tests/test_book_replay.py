@@ -1,4 +1,5 @@
-"""The replay: open vertices played as their proved siblings are proved (builder.replay)."""
+"""The replay: open vertices played as their proved siblings are proved (builder.replay); and
+the floods' probes, whose proofs it replays (builder.flood_probes)."""
 
 from __future__ import annotations
 
@@ -169,7 +170,8 @@ def test_a_build_in_rounds_replays_after_each_round(built: Path, tmp_path: Path)
     # one job leaves the other three replies to the root's move open ...
     graph, opened = reopened(built, tmp_path / "one-job.sqlite")
     builder.build(graph, DEEP_JOBS, ROOT, builder.InProcess(), max_jobs=1)
-    assert sum(graph.vertex(key).status == "open" for key in opened) == 3  # type: ignore[union-attr]
+    statuses = [graph.vertex(key).status for key in opened]  # type: ignore[union-attr]
+    assert statuses.count("open") == 3
     # ... unless its round (as short as can be) ends with a replay, which proves them
     graph, opened = reopened(built, tmp_path / "rounds.sqlite")
     builder.build(graph, DEEP_JOBS, ROOT, builder.InProcess(), max_jobs=1, replay_every=1e-9)
@@ -216,3 +218,41 @@ class CountingJobs(builder.InProcess):
             settings: builder.BuildSettings) -> list[builder.JobResult]:
         self.jobs += len(jobs)
         return super().map(job, jobs, settings)
+
+
+def isolation(line: str) -> int:
+    """How many king moves the last stone of ``line`` lies from the nearest other stone."""
+    moves = position_board(line, 15, 1).moves()
+    (x, y), others = moves[-1], moves[:-1]
+    return min(max(abs(x - a), abs(y - b)) for a, b in others)
+
+
+def test_a_flood_has_its_farthest_reply_built_first(built: Path, tmp_path: Path) -> None:
+    graph, opened = reopened(built, tmp_path / "graph.sqlite", keep=ROOT)  # (every reply open)
+    lines = [graph.vertex(key).moves for key in opened]  # type: ignore[union-attr]
+    probing = dataclasses.replace(DEEP_JOBS, flood_probe_replies=len(opened))
+    probes = builder.flood_probes(graph, probing)
+    assert len(probes) == 1 and probes[0] in lines
+    assert isolation(probes[0]) == max(map(isolation, lines)) > min(map(isolation, lines))
+    # not a flood: a reply proved, fewer open than the threshold, or the probes switched off
+    assert builder.flood_probes(graph, dataclasses.replace(probing, flood_probe_replies=0)) == []
+    assert builder.flood_probes(
+        graph, dataclasses.replace(probing, flood_probe_replies=len(opened) + 1)) == []
+    assert builder.flood_probes(graph, probing, [f"{ROOT} a5 {probes[0].split()[-1]}"]) == probes
+    assert builder.flood_probes(graph, probing, ["h8 a1 i8 a2 j9 a3 h9 a4 a5 o1"]) == []
+    # a job works on the probe, which the jobs deepest first would not have taken
+    probe_key = position_board(probes[0], 15, 1).canonical_key()[0]
+    attempts = graph.vertex(probe_key).attempts  # type: ignore[union-attr]
+    builder.build(graph, dataclasses.replace(probing, flood_probe_replies=0), ROOT,
+                  builder.InProcess(), max_jobs=1)
+    assert graph.vertex(probe_key).attempts == attempts  # type: ignore[union-attr]
+    graph, _ = reopened(built, tmp_path / "probed.sqlite", keep=ROOT)
+    builder.build(graph, probing, ROOT, builder.InProcess(), max_jobs=1)
+    probe = graph.vertex(probe_key)
+    assert probe is not None and probe.attempts == attempts + 1
+    # a reply worked on already is the flood's probe, whatever its distance
+    graph, _ = reopened(built, tmp_path / "worked.sqlite", keep=ROOT)
+    other = next(line for line in lines if line != probes[0])
+    expand_with(graph, other, "o1")
+    assert builder.flood_probes(graph, dataclasses.replace(
+        probing, flood_probe_replies=len(opened) - 1)) == [other]

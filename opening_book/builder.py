@@ -793,17 +793,23 @@ def build(graph: Graph, settings: BuildSettings, root: str, runner: Runner, *,
     def left() -> float:  # the build's seconds left (inf: no limit; 0 passed on means none)
         return seconds - (time.perf_counter() - start) if seconds else float("inf")
 
+    def since_start() -> Progress | None:  # the progress of a replay or sweep started now
+        if progress is None:
+            return None
+        offset = time.perf_counter() - start
+        return lambda elapsed, line: progress(offset + elapsed, line)
+
     replayed: dict[int, Replayed] = {}
     while True:
         runner.stream(work_on, settings, feed, take)
         if not round_over or left() <= 0:
             return graph.counts()
-        replay(graph, settings, root, runner, seconds=seconds and left(), progress=progress,
-               expanded=False, replayed=replayed)
+        replay(graph, settings, root, runner, seconds=seconds and left(),
+               progress=since_start(), expanded=False, replayed=replayed)
         if left() <= 0:
             return graph.counts()
         sweep(graph, sweep_settings(settings), root, runner, seconds=seconds and left(),
-              progress=progress)
+              progress=since_start())
         round_start, round_started, round_over = time.perf_counter(), 0, False
 
 

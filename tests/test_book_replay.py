@@ -174,8 +174,11 @@ def test_a_build_in_rounds_replays_after_each_round(built: Path, tmp_path: Path)
     assert statuses.count("open") == 3
     # ... unless its round (as short as can be) ends with a replay, which proves them
     graph, opened = reopened(built, tmp_path / "rounds.sqlite")
-    builder.build(graph, DEEP_JOBS, ROOT, builder.InProcess(), max_jobs=1, replay_every=1e-9)
+    seconds: list[float] = []  # as the progress bar is told: the build's, rounds and all
+    builder.build(graph, DEEP_JOBS, ROOT, builder.InProcess(), max_jobs=1, replay_every=1e-9,
+                  progress=lambda elapsed, line: seconds.append(elapsed))
     assert graph.vertex(root_position_key()).status == "proved"  # type: ignore[union-attr]
+    assert len(seconds) >= 2 and seconds == sorted(seconds)
     # (three at least played as a proved sibling was: the job's vertex, or the guide)
     guide = position_board(GUIDE, 15, 1).canonical_key()[0]
     moves = {key: played_move(graph, key) for key in [guide, *opened]}

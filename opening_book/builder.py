@@ -135,14 +135,15 @@ class BuildSettings:
     # keeps more quiet lines alive, fewer gives them up sooner.
     flood_replies: int = 20
     flood_moves_left: int = 10
-    # Farther from the budget, a vertex expanded with at least this many replies open and none
-    # proved (0: never) has one of them, the defender's stone farthest from the others (nearly
-    # a pass), built before every other open vertex (``flood_probes``): proved, its proof is
-    # replayed on the others at the end of the build's round (``replay``); failed, it gives
-    # the attacker's move up, and the flood with it.  Session 69: a flood of 214 replies, none
-    # proved, 12 stones deep in h8 h10, went in 7 minutes on one worker (its probe failed);
-    # jobs deepest first reach such a level one reply at a time.  Fewer probes more floods
-    # (a probe's line may take a while), more leaves smaller floods to the jobs.
+    # A vertex expanded with at least this many replies open and none proved (0: never; such
+    # floods are farther from the budget than the flood limit reaches) has one of them, the
+    # defender's stone farthest from the others (nearly a pass), built before every other open
+    # vertex (``flood_probes``): proved, its proof is replayed on the others at the end of the
+    # build's round (``replay``); failed, it gives the attacker's move up, and the flood with
+    # it.  Session 69: a flood of 214 replies, none proved, below 10 stones in h8 h10, went in
+    # 7 minutes on one worker (its probe failed); jobs deepest first reach such a level one
+    # reply at a time.  Fewer probes more floods (a probe's line may take a while), more
+    # leaves smaller floods to the jobs.
     flood_probe_replies: int = 30
     # The proof search's time limit in a job at a vertex far from the budget (more than
     # GIVE_UP_MOVES_LEFT attacker moves left), instead of the limits' max_seconds (None: the

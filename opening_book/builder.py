@@ -828,7 +828,7 @@ def flood_probes(graph: Graph, settings: BuildSettings, branches: Sequence[str] 
     if not settings.flood_probe_replies:
         return []
     probes = []
-    for _, children in graph.floods(settings.flood_probe_replies):
+    for children in graph.floods(settings.flood_probe_replies):
         worked_on = [child for child in children if child.status != "open"]
         probe = worked_on[0] if worked_on else max(
             children, key=lambda child: (_isolation(child.moves, settings.size), -child.key))

@@ -218,24 +218,27 @@ class Graph:
             "  WHERE r.parent = p.key AND c.status = 'proved')")]  # (replies first: CROSS JOIN)
         groups = []
         for parent in parents:
-            children = [child for key in self.children(parent.key)
-                        if (child := self.vertex(key)) is not None]
+            children = self.child_vertices(parent.key)
             targets = [child for child in children if child.status in ("open", "expanded")]
             proved = [child for child in children if child.status == "proved"]
             if targets:
                 groups.append((parent, targets, proved))
         return groups
 
-    def floods(self, least_open: int) -> list[tuple[Vertex, list[Vertex]]]:
-        """Each expanded vertex with at least ``least_open`` replies open, none proved and at
-        most one neither open nor proved (worked on): (it, its child vertices)."""
-        parents = [_vertex(row) for row in self.db.execute(
-            "SELECT p.* FROM vertex p JOIN reply r ON r.parent = p.key"
+    def floods(self, least_open: int) -> list[list[Vertex]]:
+        """The child vertices of each expanded vertex with at least ``least_open`` replies
+        open, none proved and at most one neither open nor proved (worked on)."""
+        parents = self.db.execute(
+            "SELECT p.key FROM vertex p JOIN reply r ON r.parent = p.key"
             " JOIN vertex c ON c.key = r.child WHERE p.status = 'expanded' GROUP BY p.key"
             " HAVING SUM(c.status = 'open') >= ? AND SUM(c.status = 'proved') = 0"
-            " AND SUM(c.status != 'open') <= 1 ORDER BY p.stones, p.key", (least_open,))]
-        return [(parent, [child for key in self.children(parent.key)
-                          if (child := self.vertex(key)) is not None]) for parent in parents]
+            " AND SUM(c.status != 'open') <= 1 ORDER BY p.stones, p.key", (least_open,))
+        return [self.child_vertices(unsigned(key)) for key, in parents.fetchall()]
+
+    def child_vertices(self, key: int) -> list[Vertex]:
+        """The vertices the replies of the vertex ``key`` (unsigned) lead to."""
+        return [child for child_key in self.children(key)
+                if (child := self.vertex(child_key)) is not None]
 
     def strategy(self, key: int, limit: int) -> dict[int, int] | None:
         """The attacker's move (canonical frame) at every vertex of the proof below the proved

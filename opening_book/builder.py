@@ -35,13 +35,14 @@ from pathlib import Path
 from typing import Any, ParamSpec, Protocol, TypeVar
 
 from bot.core.board import Board, Point
+from bot.core.errors import BoardError
 from bot.core.notation import format_move_list, parse_move_list
 from bot.core.score import MATE_BOUND
 from bot.engine import Engine
 from bot.limits import Limits, Result
 from opening_book.graph import Graph, Vertex, branch
 from opening_book.keys import from_canonical, to_canonical
-from opening_book.positions import position_board
+from opening_book.positions import moved_stone_twins, position_board
 from opening_book.prover import (SWEEP_DFPN_NODES, WIDE_THREAT_NODES, Node, Prover,
                                   ProverLimits)
 from opening_book.verify import verify
@@ -502,6 +503,13 @@ class Guide:
     strategy: dict[int, int]
 
 
+def replay_each(guides: dict[str, list[Guide]], most_open: int, moves: str, excluded: str,
+                settings: BuildSettings) -> Work:
+    """``replay_on`` with the guides of the vertex ``moves`` (by its move list): a batch of
+    replays of vertices with guides of their own (``replay``'s cousins)."""
+    return replay_on(guides[moves], most_open, moves, excluded, settings)
+
+
 @_without_cycle_collection
 def replay_on(guides: Sequence[Guide], most_open: int, moves: str, excluded: str,
               settings: BuildSettings) -> Work:
@@ -747,7 +755,8 @@ def build(graph: Graph, settings: BuildSettings, root: str, runner: Runner, *,
     ``replay_every`` (seconds, 0: never), the jobs come in rounds: once a round has run that
     long, no job is started until those running have ended, and the round ends with a replay
     of the open vertices (``replay``, only the parents whose open replies or guides changed
-    since the last one) and a sweep of the open vertices no job has seen (``sweep``)."""
+    since the last one, kept in the graph from one build to the next) and a sweep of the open
+    vertices no job has seen (``sweep``)."""
     board = position_board(root, settings.size, settings.rule)
     root_key = board.canonical_key()[0]
     graph.record_leaf_dfpn_nodes(settings.limits.dfpn_nodes)
@@ -800,13 +809,14 @@ def build(graph: Graph, settings: BuildSettings, root: str, runner: Runner, *,
         offset = time.perf_counter() - start
         return lambda elapsed, line: progress(offset + elapsed, line)
 
-    replayed: dict[int, Replayed] = {}
+    replayed = graph.replay_memo()  # (kept in the graph: a build's restart skips them too)
     while True:
         runner.stream(work_on, settings, feed, take)
         if not round_over or left() <= 0:
             return graph.counts()
         replay(graph, settings, root, runner, seconds=seconds and left(),
                progress=since_start(), expanded=False, replayed=replayed)
+        graph.remember_replays(replayed)
         if left() <= 0:
             return graph.counts()
         sweep(graph, sweep_settings(settings), root, runner, seconds=seconds and left(),
@@ -923,52 +933,107 @@ REPLAY_EVERY_MINUTES = 20.0
 def replay(graph: Graph, settings: BuildSettings, root: str, runner: Runner, *,
            seconds: float = 0.0, progress: Progress | None = None,
            most_open: int = REPLAY_MOST_OPEN, expanded: bool = True,
-           replayed: dict[int, Replayed] | None = None) -> dict[str, int]:
+           replayed: dict[int, Replayed] | None = None, cousins: bool = True
+           ) -> dict[str, int]:
     """Give each vertex not proved that has proved siblings (the other replies to the move
     above it) their strategy (``replay_on``): a quiet move of the attacker leaves a full-width
     level of replies, most of them far from every stone and lost to the same proof, which a
     job at each reply may not find again (the engine and the prover choose each vertex's move
     afresh).  First every open vertex, each taking the replay that leaves at most
-    ``most_open`` vertices open below it, then every expanded one, which takes only a replay
-    that proves it (its own move and what was built below it are given up for that proof;
-    its replays stop at the first vertex they would leave open): the open ones cost less and
-    gain more.  One batch of jobs per parent vertex, written in one transaction, the parents
-    with the most such children first, until none is left or the time (``seconds``, 0: none)
-    runs out; what a replay leaves open is left to ``build`` and ``sweep``.  ``root``: the
-    graph's root, from which the vertices no longer reached are removed
-    (``Graph.propagate``).  Not ``expanded``: the open vertices only.  ``replayed``, kept from
-    one replay to the next (a build's rounds), skips the parents replayed before with the same
-    targets and the same guides, which would be replayed the same way again."""
+    ``most_open`` vertices open below it, then, with ``cousins``, every open vertex left
+    with its proved cousins as guides (twins that differ by a defender stone higher up:
+    ``moved_stone_twins``), then every expanded one, which takes only a replay that proves it
+    (its own move and what was built below it are given up for that proof; its replays stop
+    at the first vertex they would leave open): the open ones cost less and gain more.  One
+    batch of jobs per parent vertex (the cousins: per few targets), written in one
+    transaction, the parents with the most such children first, until none is left or the
+    time (``seconds``, 0: none) runs out; what a replay leaves open is left to ``build`` and
+    ``sweep``.  ``root``: the graph's root, from which the vertices no longer reached are
+    removed (``Graph.propagate``).  Not ``expanded``: the open vertices only.
+    ``replayed``, kept from one replay to the next (a build's rounds), skips the parents (and
+    the cousins' targets) replayed before with the same targets and the same guides, which
+    would be replayed the same way again."""
     root_key = position_board(root, settings.size, settings.rule).canonical_key()[0]
     graph.record_leaf_dfpn_nodes(settings.limits.dfpn_nodes)
     start = time.perf_counter()
-    passes = (("open", most_open), ("expanded", 0)) if expanded else (("open", most_open),)
-    for status, most in passes:
+
+    def replay_batch(targets: list[Vertex], guides: dict[str, list[Guide]], most: int) -> bool:
+        """Replay ``targets`` with their guides (by move list) and write what they found;
+        whether the time is up."""
+        batch_start = time.perf_counter()
+        works = runner.map(functools.partial(replay_each, guides, most),
+                           [(target.moves, target.excluded) for target in targets], settings)
+        write(graph, [_kept(graph, target, work) for target, work in zip(targets, works)],
+              {target.key: target.attempts for target in targets}, root_key,
+              (time.perf_counter() - batch_start) * runner.slots)
+        if progress is not None:
+            progress(time.perf_counter() - start, "")
+        return bool(seconds) and time.perf_counter() - start > seconds
+
+    def replay_siblings(status: str, most: int) -> bool:
+        """The pass over the vertices of ``status`` with their proved siblings as guides;
+        whether the time ran out."""
         groups = [(parent, [child for child in children
                             if child.status == status and _sibling(parent, child)], proved)
                   for parent, children, proved in graph.replay_groups()]
         for parent, targets, proved in sorted(groups, key=lambda group: -len(group[1])):
-            guides = _guides(graph, settings, parent, proved) if targets else []
-            if not guides:
-                continue
-            if replayed is not None:
-                seen = (frozenset(target.key for target in targets),
-                        tuple(guide.moves for guide in guides))
-                if replayed.get(parent.key) == seen:
-                    continue
-                replayed[parent.key] = seen
-            batch_start = time.perf_counter()
-            works = runner.map(functools.partial(replay_on, guides, most),
-                               [(target.moves, target.excluded) for target in targets],
-                               settings)
-            write(graph, [_kept(graph, target, work) for target, work in zip(targets, works)],
-                  {target.key: target.attempts for target in targets}, root_key,
-                  (time.perf_counter() - batch_start) * runner.slots)
-            if progress is not None:
-                progress(time.perf_counter() - start, "")
-            if seconds and time.perf_counter() - start > seconds:
-                return graph.counts()
+            guides = _guides(graph, settings, [(vertex.moves, vertex) for vertex in proved
+                                               if _sibling(parent, vertex)]) if targets else []
+            if guides and not _replayed_before(replayed, parent.key, targets, guides) \
+                    and replay_batch(targets, {target.moves: guides for target in targets},
+                                     most):
+                return True
+        return False
+
+    if replay_siblings("open", most_open):
+        return graph.counts()
+    if cousins and _replay_cousins(graph, settings, replayed,
+                                   lambda targets, guides: replay_batch(targets, guides,
+                                                                        most_open),
+                                   runner.slots * COUSIN_TARGETS_PER_SLOT):
+        return graph.counts()
+    if expanded:
+        replay_siblings("expanded", 0)
     return graph.counts()
+
+
+# Cousins' targets per worker slot in one batch of replay jobs (``replay``): each batch waits
+# for its slowest job, and its guides travel with each of its jobs; more keeps the workers
+# busier between batches, fewer sends less and writes sooner.
+COUSIN_TARGETS_PER_SLOT = 4
+
+
+def _replay_cousins(graph: Graph, settings: BuildSettings, replayed: dict[int, Replayed] | None,
+                    replay_batch: Callable[[list[Vertex], dict[str, list[Guide]]], bool],
+                    batch_size: int) -> bool:
+    """``replay``'s pass over the open vertices with their proved cousins as guides, in
+    batches of ``batch_size`` targets; whether the time ran out."""
+    pending: list[tuple[Vertex, list[Guide]]] = []
+    for target in list(graph.vertices("open")):
+        twins = moved_stone_twins(target.moves, settings.size, settings.rule)
+        guides = _guides(graph, settings, [(twins[vertex.key], vertex)
+                                           for vertex in graph.proved_among(twins)])
+        if guides and not _replayed_before(replayed, target.key, [target], guides):
+            pending.append((target, guides))
+    for first in range(0, len(pending), batch_size):
+        batch = pending[first:first + batch_size]
+        if replay_batch([target for target, _ in batch],
+                        {target.moves: guides for target, guides in batch}):
+            return True
+    return False
+
+
+def _replayed_before(replayed: dict[int, Replayed] | None, key: int, targets: list[Vertex],
+                     guides: list[Guide]) -> bool:
+    """Whether the memo ``replayed`` (None: no memo) holds these targets and guides under
+    ``key`` (a parent vertex's, or a cousins' target's), which it then takes."""
+    if replayed is None:
+        return False
+    seen = (frozenset(target.key for target in targets), tuple(guide.moves for guide in guides))
+    if replayed.get(key) == seen:
+        return True
+    replayed[key] = seen
+    return False
 
 
 def _sibling(parent: Vertex, child: Vertex) -> bool:
@@ -976,19 +1041,24 @@ def _sibling(parent: Vertex, child: Vertex) -> bool:
     return child.moves.split()[:-2] == parent.moves.split()
 
 
-def _guides(graph: Graph, settings: BuildSettings, parent: Vertex,
-            proved: list[Vertex]) -> list[Guide]:
-    """Up to REPLAY_GUIDES of the ``proved`` replies below ``parent`` as guides: those with
-    proofs of at most REPLAY_GUIDE_VERTICES vertices, the smallest first, one per move."""
+def _guides(graph: Graph, settings: BuildSettings,
+            proved: Iterable[tuple[str, Vertex]]) -> list[Guide]:
+    """Up to REPLAY_GUIDES of the ``proved`` twins of a vertex (each with a move list in the
+    vertex's frame) as guides: those with proofs of at most REPLAY_GUIDE_VERTICES vertices,
+    the smallest first, one per move."""
     sized: list[tuple[int, Point, Guide]] = []
-    for vertex in proved:
-        if not _sibling(parent, vertex) or vertex.move is None:
+    for moves, vertex in proved:
+        if vertex.move is None:
             continue
         strategy = graph.strategy(vertex.key, REPLAY_GUIDE_VERTICES)
-        if strategy is not None:
-            board = position_board(vertex.moves, settings.size, settings.rule)
-            point = from_canonical(board, board.canonical_key()[1], vertex.move)
-            sized.append((len(strategy), point, Guide(vertex.moves, strategy)))
+        if strategy is None:
+            continue
+        try:  # (a cousin's line, its moves in the target's order, may pass a renju foul)
+            board = position_board(moves, settings.size, settings.rule)
+        except BoardError:
+            continue
+        point = from_canonical(board, board.canonical_key()[1], vertex.move)
+        sized.append((len(strategy), point, Guide(moves, strategy)))
     guides: dict[Point, Guide] = {}
     for _, point, guide in sorted(sized, key=lambda entry: entry[0]):
         guides.setdefault(point, guide)

@@ -20,7 +20,8 @@ transaction, so an interrupted build loses at most the batch being written.  ``m
 build's settings (rule, size, budget, attacker, root) and the most df-pn nodes a leaf of its
 proofs was closed with (``leaf_dfpn_nodes``: what the verifier gives its own); ``reproof`` the
 export's answers, per proved vertex, to whether a small proof search proves it from scratch
-(``export``).
+(``export``); ``replayed`` what the build's last replay of each parent vertex (or of an open
+vertex by its cousins) was given, which the next build's replays skip when it is unchanged.
 """
 
 from __future__ import annotations
@@ -65,6 +66,11 @@ CREATE TABLE IF NOT EXISTS reproof (
     threat_nodes INTEGER NOT NULL,
     proved INTEGER NOT NULL
 );
+CREATE TABLE IF NOT EXISTS replayed (
+    key INTEGER PRIMARY KEY,
+    targets TEXT NOT NULL,
+    guides TEXT NOT NULL
+);
 """
 
 
@@ -77,6 +83,7 @@ def unsigned(key: int) -> int:
     return key + (1 << 64) if key < 0 else key
 
 
+PROVED_AMONG_BATCH = 500  # keys per query (Graph.proved_among), under SQLite's 999 parameters
 REPROOF_BATCH = 256  # reproofs checked per transaction (Graph.reproved): a unit of progress
 
 
@@ -154,6 +161,17 @@ class Graph:
         query = "SELECT * FROM vertex" + (" WHERE status = ?" if status else "")
         for row in self.db.execute(query, (status,) if status else ()):
             yield _vertex(row)
+
+    def proved_among(self, keys: Iterable[int]) -> list[Vertex]:
+        """The proved vertices among the canonical keys ``keys`` (unsigned)."""
+        signed_keys = [signed(key) for key in keys]
+        found = []
+        for start in range(0, len(signed_keys), PROVED_AMONG_BATCH):
+            batch = signed_keys[start:start + PROVED_AMONG_BATCH]
+            found += [_vertex(row) for row in self.db.execute(
+                f"SELECT * FROM vertex WHERE key IN ({','.join('?' * len(batch))})"
+                " AND status = 'proved'", batch)]
+        return found
 
     def open_branches(self, branch_moves: int = 0, only: Sequence[str] = ()
                       ) -> Iterator[list[Vertex]]:
@@ -405,6 +423,22 @@ class Graph:
 
     def commit(self) -> None:
         self.db.commit()
+
+    def replay_memo(self) -> dict[int, tuple[frozenset[int], tuple[str, ...]]]:
+        """The replays a build's rounds remember (``builder.replay``'s ``replayed``): by
+        vertex key, the keys of its targets and its guides' move lists."""
+        return {unsigned(key): (frozenset(unsigned(int(target)) for target in targets.split()),
+                                tuple(guides.split(",")))
+                for key, targets, guides in self.db.execute("SELECT * FROM replayed")}
+
+    def remember_replays(self, memo: dict[int, tuple[frozenset[int], tuple[str, ...]]]
+                         ) -> None:
+        """Keep ``memo`` (as ``replay_memo`` gives it back) in place of the one kept before."""
+        with self.db:
+            self.db.execute("DELETE FROM replayed")
+            self.db.executemany("INSERT INTO replayed VALUES (?, ?, ?)", [
+                (signed(key), " ".join(str(signed(target)) for target in sorted(targets)),
+                 ",".join(guides)) for key, (targets, guides) in memo.items()])
 
     def reproved(self, vertices: list[Vertex], reproof: Reproof,
                  check: Callable[[list[Vertex]], list[bool]]) -> set[int]:

@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from bot.core.notation import format_move_list
 from opening_book import builder, cli
 from opening_book.graph import Graph, Vertex, signed
 from opening_book.keys import from_canonical, to_canonical
-from opening_book.positions import position_board
+from opening_book.positions import moved_stone_twins, position_board
 from opening_book.prover import ProverLimits
 from opening_book.verify import verify
 from tests.conftest import PURE_PYTHON
@@ -46,12 +47,17 @@ def reopened(built: Path, path: Path, keep: str = GUIDE) -> tuple[Graph, list[in
     opened = [key for key in graph.children(root_position_key()) if key != guide]
     with graph.db:
         for key in opened:
-            graph.db.execute("UPDATE vertex SET status = 'open', move = NULL, longest = NULL "
-                             "WHERE key = ?", (signed(key),))
-            graph.db.execute("DELETE FROM reply WHERE parent = ?", (signed(key),))
+            open_again(graph, key)
         graph.db.execute("UPDATE vertex SET status = 'expanded' WHERE key = ?",
                          (signed(root_position_key()),))
     return graph, opened
+
+
+def open_again(graph: Graph, key: int) -> None:
+    """Make the vertex ``key`` open, as if no job had reached it (what was below it stays)."""
+    graph.db.execute("UPDATE vertex SET status = 'open', move = NULL, longest = NULL "
+                     "WHERE key = ?", (signed(key),))
+    graph.db.execute("DELETE FROM reply WHERE parent = ?", (signed(key),))
 
 
 def played_move(graph: Graph, key: int) -> tuple[int, int]:
@@ -127,17 +133,17 @@ def test_a_replay_that_would_leave_too_many_vertices_open_is_dropped(built: Path
     assert len(records[0][1]) == 3
 
 
-def expand_with(graph: Graph, line: str, move: str) -> int:
+def expand_with(graph: Graph, line: str, move: str, reply: str = "o15") -> int:
     """Make the vertex of ``line`` expanded with the attacker's ``move`` and that move's one
-    reply o15 as an open child, as a job might have left it; the child's key."""
+    ``reply`` as an open child, as a job might have left it; the child's key."""
     board = position_board(line, 15, 1)
     key, sym = board.canonical_key()
     x, y = position_board(f"{line} {move}", 15, 1).moves()[-1]
-    child = position_board(f"{line} {move} o15", 15, 1)
+    child = position_board(f"{line} {move} {reply}", 15, 1)
     with graph.db:
         graph.record(Vertex(key, line, board.ply, "expanded", to_canonical(board, sym, x, y),
                             None, 0, 1, 0, ""),
-                     [(child.canonical_key()[0], f"{line} {move} o15", child.ply)])
+                     [(child.canonical_key()[0], f"{line} {move} {reply}", child.ply)])
         graph.propagate()
     return child.canonical_key()[0]
 
@@ -166,6 +172,52 @@ def test_an_expanded_vertex_takes_a_replay_only_when_it_proves_it(built: Path,
         graph, position_board(small, 15, 1).canonical_key()[0])
 
 
+def test_an_open_vertex_with_no_proved_sibling_is_replayed_as_a_proved_cousin(
+        built: Path, tmp_path: Path) -> None:
+    parent = f"{ROOT} a5 h10"  # the root's reply h10, expanded with GUIDE's move j8 ...
+    target = f"{parent} j8 g8"  # ... and one reply to it, open, with no sibling to replay
+    for cousins in (False, True):
+        replayed: dict[int, builder.Replayed] = {}
+        graph, _ = reopened(built, tmp_path / f"cousins-{cousins}.sqlite")
+        with graph.db:
+            open_again(graph, position_board(target, 15, 1).canonical_key()[0])
+        key = expand_with(graph, parent, "j8", "g8")
+        builder.replay(graph, DEEP_JOBS, ROOT, builder.InProcess(), expanded=False,
+                       cousins=cousins, replayed=replayed)
+        assert graph.vertex(key).status == ("proved" if cousins else "open")  # type: ignore
+    # its guide: a proved cousin, the same stones but White's h10 elsewhere (h7: GUIDE's
+    # proof, or another reply to the root's move that the replay of the siblings proved)
+    targets, (cousin,) = replayed[key]
+    assert targets == {key}
+    assert [(a, b) for a, b in zip(cousin.split(), target.split()) if a != b] == [
+        (cousin.split()[9], "h10")]
+    cousin_key = position_board(cousin, 15, 1).canonical_key()[0]
+    assert graph.vertex(cousin_key).status == "proved"  # type: ignore[union-attr]
+    assert played_move(graph, key) == played_move(graph, cousin_key)
+    assert graph.vertex(root_position_key()).status == "proved"  # type: ignore[union-attr]
+    assert verify(graph, threat_nodes=10).holes == []
+
+
+def test_moved_stone_twins_are_every_position_with_one_earlier_defender_stone_moved() -> None:
+    line = "h8 h9 i8 g7 j8"  # White to move: Black's stones before its last are moved
+    twins = moved_stone_twins(line, 15, 1)
+    points = position_board(line, 15, 1).moves()
+    expected = {}
+    for index in (0, 2):
+        for x in range(15):
+            for y in range(15):
+                if (x, y) not in points:
+                    moved = [*points[:index], (x, y), *points[index + 1:]]
+                    board = position_board(format_move_list(moved, 15), 15, 1)
+                    expected.setdefault(board.canonical_key()[0], moved)
+    expected.pop(position_board(line, 15, 1).canonical_key()[0], None)
+    assert twins.keys() == expected.keys()
+    for key, twin in twins.items():  # each line reaches its key, with one stone moved
+        assert position_board(twin, 15, 1).canonical_key()[0] == key
+        assert sum(a != b for a, b in zip(twin.split(), line.split())) == 1
+    assert moved_stone_twins("h8 h9", 15, 1) == {}  # (only the last: the siblings)
+
+
 def test_a_build_in_rounds_replays_after_each_round(built: Path, tmp_path: Path) -> None:
     # one job leaves the other three replies to the root's move open ...
     graph, opened = reopened(built, tmp_path / "one-job.sqlite")
@@ -179,6 +231,7 @@ def test_a_build_in_rounds_replays_after_each_round(built: Path, tmp_path: Path)
                   progress=lambda elapsed, line: seconds.append(elapsed))
     assert graph.vertex(root_position_key()).status == "proved"  # type: ignore[union-attr]
     assert len(seconds) >= 2 and seconds == sorted(seconds)
+    assert root_position_key() in graph.replay_memo()  # (what the round's replay was given)
     # (three at least played as a proved sibling was: the job's vertex, or the guide)
     guide = position_board(GUIDE, 15, 1).canonical_key()[0]
     moves = {key: played_move(graph, key) for key in [guide, *opened]}
@@ -210,6 +263,9 @@ def test_a_replay_skips_the_parents_it_replayed_before_unchanged(built: Path,
     assert runner.jobs == 0
     builder.replay(graph, DEEP_JOBS, ROOT, runner, expanded=False)
     assert runner.jobs > 0
+    # the graph keeps the memo for the next build
+    graph.remember_replays(replayed)
+    assert Graph(tmp_path / "graph.sqlite").replay_memo() == replayed
 
 
 class CountingJobs(builder.InProcess):

@@ -269,12 +269,15 @@ def main(argv: list[str] | None = None) -> int:
     add_threat_nodes(sweep, SWEEP_DFPN_NODES)
 
     replay = commands.add_parser(
-        "replay", help="play vertices not proved as their proved siblings are proved",
+        "replay", help="play vertices not proved as their proved siblings (or cousins) are "
+        "proved",
         description="Give every vertex not proved that has proved siblings (the other replies "
         "to the attacker's move above it) their proofs, the smallest first, the open vertices "
-        "before the expanded ones (which take only a whole proof): the sibling's move "
-        "is played, the defender's replies are closed by the threat searches where they can "
-        "be, and each reply left open is played on as the sibling's proof goes on after it.  "
+        "before the expanded ones (which take only a whole proof), and the open vertices "
+        "left the proofs of their cousins (twins that differ by a defender stone higher up): "
+        "the twin's move is played, the defender's replies are closed by the threat searches "
+        "where they can be, and each reply left open is played on as the twin's proof goes "
+        "on after it.  "
         "A quiet move leaves a full-width level of replies, most of them far from every stone "
         "and lost to the same proof, which a job at each may not find again.  One batch of "
         "jobs per parent vertex, one transaction each; what a replay leaves open is left to "

@@ -516,7 +516,8 @@ def replay_on(guides: Sequence[Guide], most_open: int, moves: str, excluded: str
     """A replay's job (``replay``): the vertex reached by ``moves`` (``excluded``: its attacker
     moves that failed before) played as each of ``guides`` is proved, in turn, until one
     proves it.  A guide is a twin of the vertex: the same position but for one defender stone
-    (a sibling, after another reply to the move above).  The twin's move is played at the
+    (a sibling, after another reply to the move above, or a cousin, with an earlier defender
+    stone elsewhere).  The twin's move is played at the
     vertex, the defender's replies are closed by the threat searches where they can be, and
     each one left open is played on in the same way as the twin's proof goes on after the same
     reply (after the twin's stone, the vertex's own); a reply the twin's proof has no vertex

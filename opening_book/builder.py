@@ -40,7 +40,7 @@ from bot.core.notation import format_move_list, parse_move_list
 from bot.core.score import MATE_BOUND
 from bot.engine import Engine
 from bot.limits import Limits, Result
-from opening_book.graph import Graph, Vertex, branch
+from opening_book.graph import Graph, Replayed, Vertex, branch
 from opening_book.keys import from_canonical, to_canonical
 from opening_book.positions import moved_stone_twins, position_board
 from opening_book.prover import (SWEEP_DFPN_NODES, WIDE_THREAT_NODES, Node, Prover,
@@ -909,9 +909,6 @@ def sweep(graph: Graph, settings: BuildSettings, root: str, runner: Runner, *,
     return graph.counts()
 
 
-# What a replay found below a parent vertex: its targets' keys and its guides' lines.
-Replayed = tuple[frozenset[int], tuple[str, ...]]
-
 # The largest proof a replay follows (vertices): a replay's job plays each of them at worst,
 # so a larger guide may prove more of its twins and costs more per job.
 REPLAY_GUIDE_VERTICES = 2000
@@ -989,8 +986,7 @@ def replay(graph: Graph, settings: BuildSettings, root: str, runner: Runner, *,
     if replay_siblings("open", most_open):
         return graph.counts()
     if cousins and _replay_cousins(graph, settings, replayed,
-                                   lambda targets, guides: replay_batch(targets, guides,
-                                                                        most_open),
+                                   functools.partial(replay_batch, most=most_open),
                                    runner.slots * COUSIN_TARGETS_PER_SLOT):
         return graph.counts()
     if expanded:

@@ -83,6 +83,10 @@ def unsigned(key: int) -> int:
     return key + (1 << 64) if key < 0 else key
 
 
+# What a replay was given at a vertex (a parent, or a cousins' target): its targets' keys and
+# its guides' lines (``builder.replay``'s ``replayed``, kept by ``Graph.remember_replays``).
+Replayed = tuple[frozenset[int], tuple[str, ...]]
+
 PROVED_AMONG_BATCH = 500  # keys per query (Graph.proved_among), under SQLite's 999 parameters
 REPROOF_BATCH = 256  # reproofs checked per transaction (Graph.reproved): a unit of progress
 
@@ -424,15 +428,13 @@ class Graph:
     def commit(self) -> None:
         self.db.commit()
 
-    def replay_memo(self) -> dict[int, tuple[frozenset[int], tuple[str, ...]]]:
-        """The replays a build's rounds remember (``builder.replay``'s ``replayed``): by
-        vertex key, the keys of its targets and its guides' move lists."""
+    def replay_memo(self) -> dict[int, Replayed]:
+        """The replays a build's rounds remember, by vertex key."""
         return {unsigned(key): (frozenset(unsigned(int(target)) for target in targets.split()),
                                 tuple(guides.split(",")))
                 for key, targets, guides in self.db.execute("SELECT * FROM replayed")}
 
-    def remember_replays(self, memo: dict[int, tuple[frozenset[int], tuple[str, ...]]]
-                         ) -> None:
+    def remember_replays(self, memo: dict[int, Replayed]) -> None:
         """Keep ``memo`` (as ``replay_memo`` gives it back) in place of the one kept before."""
         with self.db:
             self.db.execute("DELETE FROM replayed")

@@ -817,7 +817,7 @@ def build(graph: Graph, settings: BuildSettings, root: str, runner: Runner, *,
             return graph.counts()
         replay(graph, settings, root, runner, seconds=seconds and left(),
                progress=since_start(), expanded=False, replayed=replayed)
-        graph.remember_replays(replayed)
+        replayed = graph.remember_replays(replayed)
         if left() <= 0:
             return graph.counts()
         sweep(graph, sweep_settings(settings), root, runner, seconds=seconds and left(),

@@ -21,7 +21,8 @@ build's settings (rule, size, budget, attacker, root) and the most df-pn nodes a
 proofs was closed with (``leaf_dfpn_nodes``: what the verifier gives its own); ``reproof`` the
 export's answers, per proved vertex, to whether a small proof search proves it from scratch
 (``export``); ``replayed`` what the build's last replay of each parent vertex (or of an open
-vertex by its cousins) was given, which the next build's replays skip when it is unchanged.
+vertex by its cousins) was given, which the next build's replays skip when it is unchanged
+(none for the vertices proved or gone since: no replay looks them up again).
 """
 
 from __future__ import annotations
@@ -434,13 +435,19 @@ class Graph:
                                 tuple(guides.split(",")))
                 for key, targets, guides in self.db.execute("SELECT * FROM replayed")}
 
-    def remember_replays(self, memo: dict[int, Replayed]) -> None:
-        """Keep ``memo`` (as ``replay_memo`` gives it back) in place of the one kept before."""
+    def remember_replays(self, memo: dict[int, Replayed]) -> dict[int, Replayed]:
+        """Keep ``memo`` (as ``replay_memo`` gives it back) in place of the one kept before,
+        but for the replays at vertices proved or gone since, which no replay looks up again;
+        returns what it kept."""
+        unproved = {unsigned(key) for (key,) in self.db.execute(
+            "SELECT key FROM vertex WHERE status != 'proved'")}
+        kept = {key: seen for key, seen in memo.items() if key in unproved}
         with self.db:
             self.db.execute("DELETE FROM replayed")
             self.db.executemany("INSERT INTO replayed VALUES (?, ?, ?)", [
                 (signed(key), " ".join(str(signed(target)) for target in sorted(targets)),
-                 ",".join(guides)) for key, (targets, guides) in memo.items()])
+                 ",".join(guides)) for key, (targets, guides) in kept.items()])
+        return kept
 
     def reproved(self, vertices: list[Vertex], reproof: Reproof,
                  check: Callable[[list[Vertex]], list[bool]]) -> set[int]:

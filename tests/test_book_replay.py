@@ -218,7 +218,8 @@ def test_moved_stone_twins_are_every_position_with_one_earlier_defender_stone_mo
     assert moved_stone_twins("h8 h9", 15, 1) == {}  # (only the last: the siblings)
 
 
-def test_a_build_in_rounds_replays_after_each_round(built: Path, tmp_path: Path) -> None:
+def test_a_build_in_rounds_replays_after_each_round(built: Path, tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     # one job leaves the other three replies to the root's move open ...
     graph, opened = reopened(built, tmp_path / "one-job.sqlite")
     builder.build(graph, DEEP_JOBS, ROOT, builder.InProcess(), max_jobs=1)
@@ -227,11 +228,20 @@ def test_a_build_in_rounds_replays_after_each_round(built: Path, tmp_path: Path)
     # ... unless its round (as short as can be) ends with a replay, which proves them
     graph, opened = reopened(built, tmp_path / "rounds.sqlite")
     seconds: list[float] = []  # as the progress bar is told: the build's, rounds and all
+    remembered: list[dict[int, builder.Replayed]] = []  # the memos the build keeps
+    remember = graph.remember_replays
+
+    def remember_and_see(memo: dict[int, builder.Replayed]) -> dict[int, builder.Replayed]:
+        remembered.append(dict(memo))
+        return remember(memo)
+
+    monkeypatch.setattr(graph, "remember_replays", remember_and_see)
     builder.build(graph, DEEP_JOBS, ROOT, builder.InProcess(), max_jobs=1, replay_every=1e-9,
                   progress=lambda elapsed, line: seconds.append(elapsed))
     assert graph.vertex(root_position_key()).status == "proved"  # type: ignore[union-attr]
     assert len(seconds) >= 2 and seconds == sorted(seconds)
-    assert root_position_key() in graph.replay_memo()  # (what the round's replay was given)
+    # the round's replay was remembered (at the root, proved since: not kept in the graph)
+    assert root_position_key() in remembered[0] and graph.replay_memo() == {}
     # (three at least played as a proved sibling was: the job's vertex, or the guide)
     guide = position_board(GUIDE, 15, 1).canonical_key()[0]
     moves = {key: played_move(graph, key) for key in [guide, *opened]}
@@ -263,8 +273,14 @@ def test_a_replay_skips_the_parents_it_replayed_before_unchanged(built: Path,
     assert runner.jobs == 0
     builder.replay(graph, DEEP_JOBS, ROOT, runner, expanded=False)
     assert runner.jobs > 0
-    # the graph keeps the memo for the next build
-    graph.remember_replays(replayed)
+    # the graph keeps the memo for the next build, but for the replays at vertices proved
+    # or gone since, which no replay looks up again
+    proved = position_board(small, 15, 1).canonical_key()[0]
+    assert graph.vertex(proved).status == "proved"  # type: ignore[union-attr]
+    assert graph.vertex(root_position_key()).status == "expanded"  # type: ignore[union-attr]
+    gone = next(key for key in range(1, 100) if graph.vertex(key) is None)
+    stale = {key: (frozenset({key}), (small,)) for key in (proved, gone)}
+    assert graph.remember_replays({**replayed, **stale}) == replayed
     assert Graph(tmp_path / "graph.sqlite").replay_memo() == replayed
 
 

@@ -88,6 +88,12 @@ def unsigned(key: int) -> int:
 # its guides' lines (``builder.replay``'s ``replayed``, kept by ``Graph.remember_replays``).
 Replayed = tuple[frozenset[int], tuple[str, ...]]
 
+# How long a write waits for another connection's reads (or writes) to end before it fails:
+# a build writes each job as it ends while `stats`, `export` or a script may read the same
+# file, and a scan of a large graph holds its read lock for seconds (SQLite's 5 s default
+# crashed a build in session 71).  Longer rides out longer readers; a build stays stalled
+# that long behind one that never ends.
+BUSY_SECONDS = 600.0
 PROVED_AMONG_BATCH = 500  # keys per query (Graph.proved_among), under SQLite's 999 parameters
 REPROOF_BATCH = 256  # reproofs checked per transaction (Graph.reproved): a unit of progress
 
@@ -114,7 +120,7 @@ class Graph:
 
     def __init__(self, path: str | Path, settings: dict[str, str] | None = None) -> None:
         self.path = Path(path)
-        self.db = sqlite3.connect(self.path)
+        self.db = sqlite3.connect(self.path, timeout=BUSY_SECONDS)
         self.db.executescript(SCHEMA)
         if settings:
             new = self.db.execute("SELECT COUNT(*) FROM meta").fetchone()[0] == 0

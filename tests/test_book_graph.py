@@ -11,6 +11,8 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import threading
+import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -355,6 +357,32 @@ def test_a_merge_takes_the_reproofs_of_an_export_run_on_a_copy(graph_path: Path,
     root = root_position_key()
     assert Graph(original).merge(Graph(copy), root) == 0  # the same vertices: the answers
     assert export_with_reproofs(original, tmp_path / "original.bin", 1000) == (count, [])
+
+
+def test_a_write_waits_for_a_reader_holding_the_file_longer_than_sqlites_default(
+        tmp_path: Path) -> None:
+    # (a build writes each job while `stats` or a script may read the graph: a read of more
+    # than SQLite's default 5 s must not crash it)
+    path = tmp_path / "graph.sqlite"
+    graph = Graph(path, SETTINGS.as_meta(ROOT))
+    reading = threading.Event()
+
+    def read_for_a_while() -> None:
+        reader = sqlite3.connect(path)
+        reader.execute("BEGIN")
+        reader.execute("SELECT COUNT(*) FROM vertex").fetchone()  # (holds the shared lock)
+        reading.set()
+        time.sleep(6.0)  # more than the default timeout
+        reader.commit()
+        reader.close()
+
+    thread = threading.Thread(target=read_for_a_while)
+    thread.start()
+    reading.wait()
+    with graph.db:
+        graph.add_open(root_position_key(), ROOT, 8)
+    thread.join()
+    assert graph.vertex(root_position_key()) is not None
 
 
 def test_moves_map_to_the_canonical_frame_and_back() -> None:

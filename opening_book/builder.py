@@ -737,27 +737,29 @@ Progress = Callable[[float, str], None]
 def build(graph: Graph, settings: BuildSettings, root: str, runner: Runner, *,
           seconds: float = 0.0, max_jobs: int = 0, shallow_slots: int = 0,
           progress: Progress | None = None, branches: Sequence[str] = (),
-          replay_every: float = 0.0) -> dict[str, int]:
-    """Grow the graph from ``root`` (a move list, attacker to move) until it is proved, the
-    time (``seconds``, 0: none) or the jobs (``max_jobs``, 0: none) run out; one branch (the
+          replay_every: float = 0.0, branch_turn: float = 0.0,
+          clock: Callable[[], float] = time.perf_counter) -> dict[str, int]:
+    """Grow the graph from ``root`` (a move list, attacker to move) until it is proved, the time
+    (``seconds``, 0: none) or the jobs (``max_jobs``, 0: none) run out; one branch (the
     defender's reply to the root's move) at a time (Graph.open_branches), or only below
-    ``branches`` (replies to the root's move or deeper vertices, their lines as the graph
-    spells them), in that order; the progress counts the branch asked for that a job's vertex
-    lies below, else its reply to the root's move.  The runner's slots
-    each work on an open vertex (``pick``: the deepest first, ``shallow_slots`` of them from
-    the shallow end of the branch), and each job is written as soon as it ends, with the
-    computation it cost (wall-clock time times slots).  A job that ended after its vertex was
-    given up is written too: the vertices it proved stay, as proofs a transposition may use,
-    and the others are removed again as unreached (Graph.propagate).  Vertices expanded with
-    more replies open than the flood limit allows (``BuildSettings.flood_replies``) are opened
-    again first, their move excluded.  The floods' probes (``flood_probes``) and the open
-    vertices below them come before every branch.  The graph keeps the most df-pn nodes its
-    leaves were closed with (``Graph.record_leaf_dfpn_nodes``), as does ``sweep``.  With
+    ``branches`` (replies to the root's move or deeper vertices, their lines as the graph spells
+    them), in that order, or, with ``branch_turn`` (seconds, 0: none), each first for that long
+    in turn (``taking_turns``); the progress counts the branch asked for that a job's vertex
+    lies below, else its reply to the root's move.  The runner's slots each work on an open
+    vertex (``pick``: the deepest first, ``shallow_slots`` of them from the shallow end of the
+    branch), and each job is written as soon as it ends, with the computation it cost
+    (wall-clock time times slots).  A job that ended after its vertex was given up is written
+    too: the vertices it proved stay, as proofs a transposition may use, and the others are
+    removed again as unreached (Graph.propagate).  Vertices expanded with more replies open than
+    the flood limit allows (``BuildSettings.flood_replies``) are opened again first, their move
+    excluded.  The floods' probes (``flood_probes``; with turns, the branch's in turn alone) and
+    the open vertices below them come before every branch.  The graph keeps the most df-pn nodes
+    its leaves were closed with (``Graph.record_leaf_dfpn_nodes``), as does ``sweep``.  With
     ``replay_every`` (seconds, 0: never), the jobs come in rounds: once a round has run that
-    long, no job is started until those running have ended, and the round ends with a replay
-    of the open vertices (``replay``, only the parents whose open replies or guides changed
-    since the last one, kept in the graph from one build to the next) and a sweep of the open
-    vertices no job has seen (``sweep``)."""
+    long, no job is started until those running have ended, and the round ends with a replay of
+    the open vertices (``replay``, only the parents whose open replies or guides changed since
+    the last one, kept in the graph from one build to the next) and a sweep of the open vertices
+    no job has seen (``sweep``).  ``clock``: the time in seconds."""
     board = position_board(root, settings.size, settings.rule)
     root_key = board.canonical_key()[0]
     graph.record_leaf_dfpn_nodes(settings.limits.dfpn_nodes)
@@ -766,14 +768,14 @@ def build(graph: Graph, settings: BuildSettings, root: str, runner: Runner, *,
         if settings.flood_replies:
             graph.give_up_floods(settings.flood_stones(), settings.flood_replies, root_key)
     running: dict[str, tuple[Vertex, bool]] = {}  # by moves: the vertex, taken from the shallow end
-    start = last = round_start = time.perf_counter()
+    start = last = round_start = clock()
     started = 0
     round_started = 0  # jobs the round has started (each round starts one at least)
     round_over = False  # the round's time is up (not the build's, nor its jobs or vertices)
 
     def feed(free: int) -> list[tuple[str, str]]:
         nonlocal started, round_started, round_over
-        now = time.perf_counter()
+        now = clock()
         if seconds and now - start > seconds:
             return []
         if replay_every and round_started and now - round_start > replay_every:
@@ -781,9 +783,10 @@ def build(graph: Graph, settings: BuildSettings, root: str, runner: Runner, *,
             return []
         if max_jobs:
             free = min(free, max_jobs - started)
-        probes = flood_probes(graph, settings, branches)
+        in_turn = taking_turns(branches, now - start, branch_turn)
+        probes = flood_probes(graph, settings, in_turn[:1] if branch_turn > 0 else branches)
         lines = itertools.chain(graph.open_branches(board.ply + 2, probes) if probes else (),
-                                graph.open_branches(board.ply + 2, branches))
+                                graph.open_branches(board.ply + 2, in_turn))
         picked = pick(lines, list(running.values()), free, shallow_slots)
         started += len(picked)
         round_started += len(picked)
@@ -793,7 +796,7 @@ def build(graph: Graph, settings: BuildSettings, root: str, runner: Runner, *,
     def take(arguments: tuple[str, str], work: Work) -> None:
         nonlocal last
         vertex, _ = running.pop(arguments[0])
-        now = time.perf_counter()
+        now = clock()
         write(graph, [work], {vertex.key: vertex.attempts}, root_key, (now - last) * runner.slots)
         last = now
         if progress is not None:
@@ -802,12 +805,12 @@ def build(graph: Graph, settings: BuildSettings, root: str, runner: Runner, *,
                                        branch(vertex, board.ply + 2)))
 
     def left() -> float:  # the build's seconds left (inf: no limit; 0 passed on means none)
-        return seconds - (time.perf_counter() - start) if seconds else float("inf")
+        return seconds - (clock() - start) if seconds else float("inf")
 
     def since_start() -> Progress | None:  # the progress of a replay or sweep started now
         if progress is None:
             return None
-        offset = time.perf_counter() - start
+        offset = clock() - start
         return lambda elapsed, line: progress(offset + elapsed, line)
 
     replayed = graph.replay_memo()  # (kept in the graph: a build's restart skips them too)
@@ -822,7 +825,19 @@ def build(graph: Graph, settings: BuildSettings, root: str, runner: Runner, *,
             return graph.counts()
         sweep(graph, sweep_settings(settings), root, runner, seconds=seconds and left(),
               progress=since_start())
-        round_start, round_started, round_over = time.perf_counter(), 0, False
+        round_start, round_started, round_over = clock(), 0, False
+
+
+def taking_turns(branches: Sequence[str], elapsed: float, turn: float) -> list[str]:
+    """``branches`` in the order they are built ``elapsed`` seconds into a build that gives
+    each the first place for ``turn`` seconds in turn (0: always the order given).  The other
+    branches follow it, so a slot the branch in turn cannot fill (it has no open vertex left,
+    or every one is being worked on) goes to the next: a proved branch's turns go to the one
+    after it."""
+    if turn <= 0 or len(branches) < 2:
+        return list(branches)
+    first = int(elapsed // turn) % len(branches)
+    return [*branches[first:], *branches[:first]]
 
 
 def sweep_settings(settings: BuildSettings) -> BuildSettings:

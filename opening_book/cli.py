@@ -218,6 +218,10 @@ def main(argv: list[str] | None = None) -> int:
                        "in any symmetry), or below a deeper vertex (e.g. 'h8 g10 j8 f9': one "
                        "hard reply, with the work done below it), not the branches in their "
                        "order; given more than once, one after another in the order given")
+    build.add_argument("--branch-minutes", type=float, default=0.0, metavar="MINUTES",
+                       help="with --branch given more than once, each branch first for this "
+                       "many minutes in turn, round and round (one flood does not hold up the "
+                       "others; 0: each until it is proved, the default)")
     build.add_argument("--replay-every", type=float, default=REPLAY_EVERY_MINUTES,
                        metavar="MINUTES", help="jobs in rounds of this many minutes, each "
                        "ending, once its jobs are done, with a replay of the open vertices "

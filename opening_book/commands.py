@@ -78,7 +78,7 @@ def build(db: Path, args: argparse.Namespace, limits: ProverLimits) -> int:
     return _grow(graph, args, "building", " job", lambda runner, progress: builder.build(
         graph, settings, args.root, runner, seconds=args.minutes * 60, max_jobs=args.jobs,
         shallow_slots=args.shallow_slots, progress=progress, branches=branches,
-        replay_every=args.replay_every * 60))
+        replay_every=args.replay_every * 60, branch_turn=args.branch_minutes * 60))
 
 
 def build_settings(args: argparse.Namespace, budget: int,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import gc
+import itertools
 import random
 import re
 import signal
@@ -1016,6 +1017,31 @@ def test_the_build_command_builds_the_branches_asked_for_in_their_order(
     sibling = graph.vertex(position_board(below[0], 15, 1).canonical_key()[0])
     assert sibling is None or sibling.attempts == 0
     assert all(v.attempts == tried[v.key] for v in graph.vertices() if v.stones <= 10)
+
+
+def test_branches_take_turns_first_place_for_the_time_given() -> None:
+    lines = ["h8 a1", "h8 b2", "h8 c3"]
+    assert builder.taking_turns(lines, 1e6, 0.0) == lines  # no turns: the order given
+    assert builder.taking_turns(lines, 59.9, 60.0) == lines
+    assert builder.taking_turns(lines, 60.0, 60.0) == ["h8 b2", "h8 c3", "h8 a1"]
+    assert builder.taking_turns(lines, 150.0, 60.0) == ["h8 c3", "h8 a1", "h8 b2"]
+    assert builder.taking_turns(lines, 180.0, 60.0) == lines  # round and round
+    assert builder.taking_turns(lines[:1], 500.0, 60.0) == lines[:1]
+
+
+@pytest.mark.parametrize("turn, built", [(0.0, 0), (150.0, 0), (60.0, 1)])
+def test_a_build_works_on_the_branch_whose_turn_it_is(
+        tmp_path: Path, turn: float, built: int) -> None:
+    graph = Graph(tmp_path / "turns.sqlite", SMALL_JOBS.as_meta(ROOT))
+    builder.build(graph, SMALL_JOBS, ROOT, builder.InProcess(), max_jobs=1)
+    branches = open_moves(graph, 10, branch_moves=10)[:2]
+    assert len(set(branches)) == 2
+    tried = {v.key: v.attempts for v in graph.vertices()}
+    times = itertools.chain([0.0], itertools.repeat(100.0))  # the build starts, then 100 s on
+    builder.build(graph, SMALL_JOBS, ROOT, builder.InProcess(), max_jobs=1, branches=branches,
+                  branch_turn=turn, clock=lambda: next(times))
+    worked = [v for v in graph.vertices() if v.attempts > tried.get(v.key, 0)]
+    assert worked and all(f"{v.moves} ".startswith(f"{branches[built]} ") for v in worked)
 
 
 @pytest.mark.parametrize("number", [signal.SIGINT, signal.SIGTERM])

@@ -338,6 +338,9 @@ def main(argv: list[str] | None = None) -> int:
                        help="also the replies not proved below this vertex (e.g. 'h8 g10': its "
                        "fourth stones not proved), with the vertices reached from each: the "
                        "lines to give attack or build --branch; may be given more than once")
+    stats.add_argument("--widest", type=int, default=0, metavar="N",
+                       help="also the N expanded vertices below each --below line (or below the "
+                       "root) with the most replies open: the full-width levels the work is in")
 
     merge = commands.add_parser(
         "merge", help="join a graph built separately (a hard subtree) into this one",
@@ -399,7 +402,7 @@ def main(argv: list[str] | None = None) -> int:
         return run.merge(db, args.other)
     if args.command == "play":
         return run.play(db, args)
-    return run.stats(db, args.below)
+    return run.stats(db, args.below, args.widest)
 
 
 if __name__ == "__main__":

@@ -397,9 +397,11 @@ def merge(db: Path, other: Path) -> int:
     return 0
 
 
-def stats(db: Path, below: Sequence[str] = ()) -> int:
+def stats(db: Path, below: Sequence[str] = (), widest: int = 0) -> int:
     """Print how far the graph has got; for each line of ``below`` (a vertex), also its
-    replies not proved (as ``attack --children`` or ``build --branch`` would take them)."""
+    replies not proved (as ``attack --children`` or ``build --branch`` would take them), and
+    the ``widest`` expanded vertices below it (below the root without ``below``) with the most
+    replies open."""
     if not db.exists():
         print(f"sente-book: no graph at {db}", file=sys.stderr)
         return 1
@@ -428,6 +430,11 @@ def stats(db: Path, below: Sequence[str] = ()) -> int:
               f"{len(graph.children(vertex.key))} replies not proved, with the vertices reached "
               "from each:")
         _print_reached(graph, unproved)
+    if widest:
+        levels_below = vertices or ([(graph.setting("root") or "the root", root)]
+                                    if root is not None else [])
+        for line, vertex in levels_below:
+            _print_widest(graph, line, vertex, widest)
     row = graph.db.execute("SELECT MAX(longest), SUM(proof_nodes) FROM vertex "
                            "WHERE status = 'proved'").fetchone()
     print(f"longest proved line: {row[0] or 0} stones; proof nodes spent on proved vertices: "
@@ -441,6 +448,16 @@ def _print_reached(graph: Graph, vertices: list[Vertex]) -> None:
     """A line per vertex: its moves and the vertices reached from it, by status."""
     for vertex in vertices:
         print(f"  {vertex.moves}: {by_status(graph.reached_counts(vertex.key))}")
+
+
+def _print_widest(graph: Graph, line: str, vertex: Vertex, limit: int) -> None:
+    """The ``limit`` expanded vertices below ``vertex`` with the most replies open, a line
+    each: its replies by status, its stones, its moves."""
+    print(f"the widest levels below {line}: replies open / expanded / proved / all, stones, "
+          "the vertex")
+    for parent, replies in graph.widest_below(vertex.key, limit):
+        print(f"  {replies['open']} / {replies['expanded']} / {replies['proved']} / "
+              f"{sum(replies.values())}, {parent.stones}: {parent.moves}")
 
 
 def position_key_of_root(graph: Graph) -> int:

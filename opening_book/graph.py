@@ -231,11 +231,21 @@ class Graph:
         """The open vertices reached from the vertex ``key`` (signed) through the replies of
         expanded vertices (it included), the most stones first (``open_branches``)."""
         return [_vertex(row) for row in self.db.execute(
-            "WITH RECURSIVE below(key) AS (SELECT ? UNION SELECT r.child FROM below "
-            " JOIN vertex p ON p.key = below.key JOIN reply r ON r.parent = below.key"
-            " WHERE p.status = 'expanded')"
-            " SELECT * FROM vertex WHERE status = 'open' AND key IN (SELECT key FROM below) "
-            + _DEEPEST_FIRST, (key,))]
+            _REACHED_THROUGH_EXPANDED + " SELECT * FROM vertex WHERE status = 'open'"
+            " AND key IN (SELECT key FROM below) " + _DEEPEST_FIRST, (key,))]
+
+    def widest_below(self, key: int, limit: int) -> list[tuple[Vertex, dict[str, int]]]:
+        """The ``limit`` expanded vertices reached from the vertex ``key`` (unsigned), it
+        included, with the most replies open, and their replies counted by status: where a
+        quiet move left a full-width level, the work left below a line."""
+        rows = self.db.execute(
+            _REACHED_THROUGH_EXPANDED + " SELECT p.*, SUM(c.status = 'open') AS open,"
+            " SUM(c.status = 'expanded'), SUM(c.status = 'proved'), SUM(c.status = 'failed')"
+            " FROM vertex p JOIN reply r ON r.parent = p.key JOIN vertex c ON c.key = r.child"
+            " WHERE p.status = 'expanded' AND p.key IN (SELECT key FROM below)"
+            " GROUP BY p.key ORDER BY open DESC, p.stones, p.key LIMIT ?", (signed(key), limit))
+        return [(_vertex(row[:10]), dict(zip(("open", "expanded", "proved", "failed"),
+                                             map(int, row[10:])))) for row in rows]
 
     def replay_groups(self) -> list[tuple[Vertex, list[Vertex], list[Vertex]]]:
         """Each expanded vertex with proved child vertices and others not proved (open or
@@ -560,6 +570,13 @@ def branch_order(line: str) -> tuple[int, str]:
     (ax, ay), (dx, dy) = moves[-2:]
     return -max(abs(ax - dx), abs(ay - dy)), line
 
+
+# The vertices reached from a vertex (the parameter, signed) through the replies of expanded
+# vertices, it included: a common table ``below`` for the query that follows.
+_REACHED_THROUGH_EXPANDED = (
+    "WITH RECURSIVE below(key) AS (SELECT ? UNION SELECT r.child FROM below"
+    " JOIN vertex p ON p.key = below.key JOIN reply r ON r.parent = below.key"
+    " WHERE p.status = 'expanded')")
 
 # The order of the open vertices in a branch (Graph.open_branches).
 _DEEPEST_FIRST = "ORDER BY stones DESC, attempts DESC, key"

@@ -913,6 +913,35 @@ def test_the_counts_reached_from_a_vertex_leave_out_the_proved_vertices_no_move_
         cli.main(["stats", "--db", str(tmp_path / "reached.sqlite"), "--below", "h8 a1"])
 
 
+def test_stats_lists_the_expanded_vertices_with_the_most_replies_open(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = root_position_key()
+    replies = [ROOT + f" h7 {cell}" for cell in ("a15", "b15", "c15")]
+    keys = [position_board(moves, 15, 1).canonical_key()[0] for moves in replies]
+    deeper = [replies[1] + f" g7 {cell}" for cell in ("o1", "o2", "o3", "o4")]
+    deeper_keys = [position_board(moves, 15, 1).canonical_key()[0] for moves in deeper]
+    graph = Graph(tmp_path / "widest.sqlite", SETTINGS.as_meta(ROOT))
+    with graph.db:  # the root: one reply proved, one expanded, one open; below the expanded
+        graph.record(Vertex(root, ROOT, 8, "expanded", 111, None, 0, 1, 0),  # one, 3 of 4 open
+                     [(key, moves, 10) for key, moves in zip(keys, replies)])
+        graph.record(Vertex(keys[0], replies[0], 10, "proved", 5, 11, 11, 1, 0), [])
+        graph.record(Vertex(keys[1], replies[1], 10, "expanded", 5, None, 0, 1, 0),
+                     [(key, moves, 12) for key, moves in zip(deeper_keys, deeper)])
+        graph.record(Vertex(deeper_keys[0], deeper[0], 12, "proved", 6, 13, 13, 1, 0), [])
+    widest = graph.widest_below(root, 5)
+    assert [(vertex.moves, replies) for vertex, replies in widest] == [
+        (replies[1], {"open": 3, "expanded": 0, "proved": 1, "failed": 0}),
+        (ROOT, {"open": 1, "expanded": 1, "proved": 1, "failed": 0})]
+    assert [vertex.moves for vertex, _ in graph.widest_below(root, 1)] == [replies[1]]
+    assert graph.widest_below(keys[0], 5) == []  # a proved vertex: no level left below it
+    graph.close()
+    assert cli.main(["stats", "--db", str(tmp_path / "widest.sqlite"), "--widest", "1"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    listed = out.index(f"the widest levels below {ROOT}: replies open / expanded / proved / all,"
+                       " stones, the vertex")
+    assert out[listed + 1] == f"  3 / 0 / 1 / 4, 10: {replies[1]}"
+
+
 def vertex_move(settings: builder.BuildSettings) -> int:
     """The canonical cell of the move a job chooses at ROOT (its only one: a block)."""
     record = builder.work_on(ROOT, "", settings).records[-1][0]

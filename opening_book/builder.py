@@ -848,17 +848,21 @@ def sweep_settings(settings: BuildSettings) -> BuildSettings:
 
 def flood_probes(graph: Graph, settings: BuildSettings, branches: Sequence[str] = ()
                  ) -> list[str]:
-    """The lines of the floods' probes (``BuildSettings.flood_probe_replies``), below
-    ``branches`` only when some are given: for each flood, its reply worked on already, else
-    the open one whose defender stone lies farthest (in king moves) from the other stones."""
+    """The lines of the floods' probes (``BuildSettings.flood_probe_replies``), reached from
+    ``branches`` (lines as the graph spells them, through expanded vertices, as the jobs find
+    their open vertices) only when some are given: for each flood, its reply worked on
+    already, else the open one whose defender stone lies farthest (in king moves) from the
+    other stones."""
     if not settings.flood_probe_replies:
         return []
+    floods = graph.floods(settings.flood_probe_replies)
+    reached = graph.reached_from(branches) if branches and floods else None
     probes = []
-    for children in graph.floods(settings.flood_probe_replies):
+    for children in floods:
         worked_on = [child for child in children if child.status != "open"]
         probe = worked_on[0] if worked_on else max(
             children, key=lambda child: (_isolation(child.moves, settings.size), -child.key))
-        if not branches or any(f"{probe.moves} ".startswith(f"{line} ") for line in branches):
+        if reached is None or probe.key in reached:
             probes.append(probe.moves)
     return probes
 

@@ -234,6 +234,16 @@ class Graph:
             _REACHED_THROUGH_EXPANDED + " SELECT * FROM vertex WHERE status = 'open'"
             " AND key IN (SELECT key FROM below) " + _DEEPEST_FIRST, (key,))]
 
+    def reached_from(self, lines: Sequence[str]) -> set[int]:
+        """The keys (unsigned) of the vertices reached from the vertices spelt ``lines`` (as
+        the graph spells them, like ``open_branches``'s ``only``) through the replies of
+        expanded vertices, those included: what a build given these branches works on, the
+        vertices they reach by transposition too."""
+        found = self.db.execute(
+            f"SELECT key FROM vertex WHERE moves IN ({', '.join('?' * len(lines))})", list(lines))
+        return {unsigned(reached) for key, in found.fetchall() for reached, in self.db.execute(
+            _REACHED_THROUGH_EXPANDED + " SELECT key FROM below", (key,))}
+
     def widest_below(self, key: int, limit: int) -> list[tuple[Vertex, dict[str, int]]]:
         """The ``limit`` expanded vertices reached from the vertex ``key`` (unsigned), it
         included, with the most replies open, and their replies counted by status: where a

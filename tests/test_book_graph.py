@@ -913,6 +913,27 @@ def test_the_counts_reached_from_a_vertex_leave_out_the_proved_vertices_no_move_
         cli.main(["stats", "--db", str(tmp_path / "reached.sqlite"), "--below", "h8 a1"])
 
 
+def test_a_flood_reached_from_a_branch_by_transposition_is_probed_in_that_branch(
+        tmp_path: Path) -> None:
+    # The branch's move leads to a vertex the graph spells in another order (it was reached
+    # first from elsewhere), and below it Black's quiet move left every reply open: a flood.
+    # (The keys need not be canonical here: only the replies and the lines are read.)
+    branch_line = ROOT + " a5 o1"
+    flood_line = "h8 a1 i8 a2 j9 a3 h9 a4 a6 o1 a5 o2"  # not spelt from the branch's line
+    replies = [flood_line + f" c7 {cell}" for cell in ("d7", "c6", "o15")]
+    graph = Graph(tmp_path / "floods.sqlite", SETTINGS.as_meta(ROOT))
+    with graph.db:
+        graph.record(Vertex(1, branch_line, 10, "expanded", 5, None, 0, 1, 0),
+                     [(2, flood_line, 12)])
+        graph.record(Vertex(2, flood_line, 12, "expanded", 6, None, 0, 1, 0),
+                     [(3 + index, line, 14) for index, line in enumerate(replies)])
+    probing = dataclasses.replace(SETTINGS, flood_probe_replies=3)
+    assert graph.reached_from([branch_line]) == {1, 2, 3, 4, 5}
+    assert builder.flood_probes(graph, probing) == [replies[2]]  # the farthest reply
+    assert builder.flood_probes(graph, probing, [branch_line]) == [replies[2]]
+    assert builder.flood_probes(graph, probing, [replies[0]]) == []  # reached from elsewhere
+
+
 def test_stats_lists_the_expanded_vertices_with_the_most_replies_open(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     root = root_position_key()

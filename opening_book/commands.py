@@ -431,9 +431,9 @@ def stats(db: Path, below: Sequence[str] = (), widest: int = 0) -> int:
               "from each:")
         _print_reached(graph, unproved)
     if widest:
-        levels_below = vertices or ([(graph.setting("root") or "the root", root)]
-                                    if root is not None else [])
-        for line, vertex in levels_below:
+        if not vertices and root is not None:
+            vertices = [(graph.setting("root") or "the root", root)]
+        for line, vertex in vertices:
             _print_widest(graph, line, vertex, widest)
     row = graph.db.execute("SELECT MAX(longest), SUM(proof_nodes) FROM vertex "
                            "WHERE status = 'proved'").fetchone()

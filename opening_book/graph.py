@@ -254,8 +254,7 @@ class Graph:
             " FROM vertex p JOIN reply r ON r.parent = p.key JOIN vertex c ON c.key = r.child"
             " WHERE p.status = 'expanded' AND p.key IN (SELECT key FROM below)"
             " GROUP BY p.key ORDER BY open DESC, p.stones, p.key LIMIT ?", (signed(key), limit))
-        return [(_vertex(row[:10]), dict(zip(("open", "expanded", "proved", "failed"),
-                                             map(int, row[10:])))) for row in rows]
+        return [(_vertex(row[:10]), dict(zip(_STATUSES, map(int, row[10:])))) for row in rows]
 
     def replay_groups(self) -> list[tuple[Vertex, list[Vertex], list[Vertex]]]:
         """Each expanded vertex with proved child vertices and others not proved (open or
@@ -559,7 +558,7 @@ class Graph:
 
 def _by_status(rows: Iterable[tuple[str, int]]) -> dict[str, int]:
     """(status, count) rows as a count for each of the four statuses."""
-    found = {status: 0 for status in ("open", "expanded", "proved", "failed")}
+    found = dict.fromkeys(_STATUSES, 0)
     found.update({str(status): int(count) for status, count in rows})
     return found
 
@@ -587,6 +586,9 @@ _REACHED_THROUGH_EXPANDED = (
     "WITH RECURSIVE below(key) AS (SELECT ? UNION SELECT r.child FROM below"
     " JOIN vertex p ON p.key = below.key JOIN reply r ON r.parent = below.key"
     " WHERE p.status = 'expanded')")
+
+# A vertex's statuses, in the order counts of them are given.
+_STATUSES = ("open", "expanded", "proved", "failed")
 
 # The order of the open vertices in a branch (Graph.open_branches).
 _DEEPEST_FIRST = "ORDER BY stones DESC, attempts DESC, key"

@@ -950,7 +950,7 @@ def test_stats_lists_the_expanded_vertices_with_the_most_replies_open(
                      [(key, moves, 12) for key, moves in zip(deeper_keys, deeper)])
         graph.record(Vertex(deeper_keys[0], deeper[0], 12, "proved", 6, 13, 13, 1, 0), [])
     widest = graph.widest_below(root, 5)
-    assert [(vertex.moves, replies) for vertex, replies in widest] == [
+    assert [(vertex.moves, counts) for vertex, counts in widest] == [
         (replies[1], {"open": 3, "expanded": 0, "proved": 1, "failed": 0}),
         (ROOT, {"open": 1, "expanded": 1, "proved": 1, "failed": 0})]
     assert [vertex.moves for vertex, _ in graph.widest_below(root, 1)] == [replies[1]]

@@ -193,12 +193,15 @@ def vertex_of_line(graph: Graph, line: str, size: int, rule: int, option: str = 
     ``option`` if given, when it is no position or no vertex of the graph."""
     named = f"{option} {line!r}" if option else repr(line)
     try:
-        key = position_board(line, size, rule).canonical_key()[0]
+        board = position_board(line, size, rule)
     except BoardError as error:
         raise SystemExit(f"sente-book: {named}: {error}") from None
-    vertex = graph.vertex(key)
+    vertex = graph.vertex(board.canonical_key()[0])
     if vertex is None:
-        raise SystemExit(f"sente-book: {named} is no vertex of the graph")
+        white_to_move = board.ply % 2 == 1
+        raise SystemExit(f"sente-book: {named} is no vertex of the graph"
+                         + (" (it leaves White to move; a vertex has Black to move: an even "
+                            "number of stones)" if white_to_move else ""))
     return vertex
 
 

@@ -909,8 +909,10 @@ def test_the_counts_reached_from_a_vertex_leave_out_the_proved_vertices_no_move_
                        "vertices reached from each:")
     assert out[listed + 1:] == [f"  {replies[1]}: 0 proved, 0 expanded, 1 open, 0 failed"] \
         + out[-2:]  # (then the longest line and the computation)
-    with pytest.raises(SystemExit, match="is no vertex of the graph"):
+    with pytest.raises(SystemExit, match="is no vertex of the graph$"):
         cli.main(["stats", "--db", str(tmp_path / "reached.sqlite"), "--below", "h8 a1"])
+    with pytest.raises(SystemExit, match=r"no vertex of the graph \(it leaves White to move"):
+        cli.main(["stats", "--db", str(tmp_path / "reached.sqlite"), "--below", ROOT + " o15"])
 
 
 def test_a_flood_reached_from_a_branch_by_transposition_is_probed_in_that_branch(

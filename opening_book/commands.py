@@ -19,7 +19,7 @@ from tqdm import tqdm
 
 from bot.core.board import Board
 from bot.core.errors import BoardError
-from bot.core.notation import format_move_list
+from bot.core.notation import format_move_list, parse_move_list
 from bot.core.state import symmetry_image
 from bot.engine import Engine
 from bot.limits import Limits
@@ -198,10 +198,11 @@ def vertex_of_line(graph: Graph, line: str, size: int, rule: int, option: str = 
         raise SystemExit(f"sente-book: {named}: {error}") from None
     vertex = graph.vertex(board.canonical_key()[0])
     if vertex is None:
-        white_to_move = board.ply % 2 == 1
+        root_ply = len(parse_move_list(graph.setting("root"), size, size))
+        defender_to_move = board.ply % 2 != root_ply % 2
         raise SystemExit(f"sente-book: {named} is no vertex of the graph"
-                         + (" (it leaves White to move; a vertex has Black to move: an even "
-                            "number of stones)" if white_to_move else ""))
+                         + (" (it leaves the defender to move; a vertex has the attacker to "
+                            "move, as at the graph's root)" if defender_to_move else ""))
     return vertex
 
 

@@ -911,7 +911,8 @@ def test_the_counts_reached_from_a_vertex_leave_out_the_proved_vertices_no_move_
         + out[-2:]  # (then the longest line and the computation)
     with pytest.raises(SystemExit, match="is no vertex of the graph$"):
         cli.main(["stats", "--db", str(tmp_path / "reached.sqlite"), "--below", "h8 a1"])
-    with pytest.raises(SystemExit, match=r"no vertex of the graph \(it leaves the defender to move"):
+    with pytest.raises(SystemExit,
+                       match=r"no vertex of the graph \(it leaves the defender to move"):
         cli.main(["stats", "--db", str(tmp_path / "reached.sqlite"), "--below", ROOT + " o15"])
 
 

@@ -1,7 +1,8 @@
 """Misbehaving Gomocup brains for referee tests: ``python tests/fakebrain.py MODE``.
 
 Modes: good (plays the first empty cell nearest the centre), crash, hang, late, occupied,
-offboard, junk (junk lines, then a good move), leak (grabs 200 MB, then a good move), judge
+offboard, junk (junk lines, then a good move), leak (grabs 200 MB, then a good move), slowstart
+(its first move 1.5 s late, as a brain that loads slowly, then good moves), judge
 (prints an evaluation as Rapfi words it: 10 a stone its own stones minus 10 a stone the
 opponent's, or a mate in 7 with six stones or more, then a good move).
 """
@@ -14,6 +15,7 @@ size = 15
 stones: set = set()
 own: set = set()  # the brain's own stones of the last BOARD
 hoard = []
+moves_made = 0
 
 
 def say(line: str) -> None:
@@ -29,6 +31,10 @@ def good_move() -> tuple:
 
 
 def answer() -> None:
+    global moves_made
+    moves_made += 1
+    if mode == "slowstart" and moves_made == 1:
+        time.sleep(1.5)
     if mode == "crash":
         sys.exit(3)
     if mode == "hang":

@@ -41,6 +41,17 @@ def test_each_failure_is_recorded_with_its_cause(mode: str, cause: str) -> None:
     assert (record.winner, record.cause) == (1, cause), record
 
 
+def test_a_first_move_is_not_charged_for_the_opponents_first_move() -> None:
+    # after a 3-stone opening white moves first and takes 1.5 s of a 3 s limit; black's clock
+    # for its own first move (start-up included) starts when its turn comes, as GomocupJudge
+    # keeps it suspended until then, so black is charged its start-up and answer, not 1.5 s
+    settings = dataclasses.replace(FAST, tolerance_ms=2700, adjudicate=6)
+    record = match.play_game(job(fake("good"), fake("slowstart"), settings))
+    assert record.cause == "adjudicated", record
+    white_first, black_first = record.moves[0][2], record.moves[1][2]
+    assert white_first >= 1500 and black_first < 1500, record.moves
+
+
 def test_junk_lines_are_skipped_and_the_game_goes_on() -> None:
     record = match.play_game(job(fake("junk"), fake("good"),
                                  match.MatchSettings(timeout_turn_ms=300, adjudicate=12)))

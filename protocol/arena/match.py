@@ -160,10 +160,9 @@ def play_game(job: GameJob) -> records.GameRecord:
     told: dict[int, int] = {1: -1, 2: -1}  # plies each brain has seen (-1: nothing yet)
     time_left = {1: float(s.timeout_match_ms), 2: float(s.timeout_match_ms)}
     colour = board.side_to_move()
+    players = {1: (job.black, "A" if job.first_is_black else "B"),
+               2: (job.white, "B" if job.first_is_black else "A")}
     try:
-        for c, spec, role in ((1, job.black, "A" if job.first_is_black else "B"),
-                              (2, job.white, "B" if job.first_is_black else "A")):
-            brains[c], fresh_clock[c] = _open_brain(spec, role, s)
         while True:
             if board.is_full() or (s.rule & 4 and board.ply >= RENJU_DRAW_STONES):
                 record.cause = "full_board" if board.is_full() else "200_stones"
@@ -171,6 +170,10 @@ def play_game(job: GameJob) -> records.GameRecord:
             if s.adjudicate and len(record.moves) >= s.adjudicate:
                 record.cause = "adjudicated"
                 return record
+            if colour not in brains:
+                # started at its first turn: GomocupJudge keeps a new brain suspended until
+                # then, so its first move pays for its own start-up, never for the opponent's
+                brains[colour], fresh_clock[colour] = _open_brain(*players[colour], s)
             x, y, ms = _request_move(brains[colour], board, colour, told, time_left, s,
                                      fresh_clock)
             record.moves.append((x, y, ms))

@@ -819,7 +819,7 @@ def build(graph: Graph, settings: BuildSettings, root: str, runner: Runner, *,
         if not round_over or left() <= 0:
             return graph.counts()
         replay(graph, settings, root, runner, seconds=seconds and left(),
-               progress=since_start(), expanded=False, replayed=replayed)
+               progress=since_start(), expanded=False, replayed=replayed, clock=clock)
         replayed = graph.remember_replays(replayed)
         if left() <= 0:
             return graph.counts()
@@ -950,8 +950,8 @@ REPLAY_EVERY_MINUTES = 20.0
 def replay(graph: Graph, settings: BuildSettings, root: str, runner: Runner, *,
            seconds: float = 0.0, progress: Progress | None = None,
            most_open: int = REPLAY_MOST_OPEN, expanded: bool = True,
-           replayed: dict[int, Replayed] | None = None, cousins: bool = True
-           ) -> dict[str, int]:
+           replayed: dict[int, Replayed] | None = None, cousins: bool = True,
+           clock: Callable[[], float] = time.perf_counter) -> dict[str, int]:
     """Give each vertex not proved that has proved siblings (the other replies to the move
     above it) their strategy (``replay_on``): a quiet move of the attacker leaves a full-width
     level of replies, most of them far from every stone and lost to the same proof, which a
@@ -961,69 +961,87 @@ def replay(graph: Graph, settings: BuildSettings, root: str, runner: Runner, *,
     with its proved cousins as guides (twins that differ by a defender stone higher up:
     ``moved_stone_twins``), then every expanded one, which takes only a replay that proves it
     (its own move and what was built below it are given up for that proof; its replays stop
-    at the first vertex they would leave open): the open ones cost less and gain more.  One
-    batch of jobs per parent vertex (the cousins: per few targets), written in one
-    transaction, the parents with the most such children first, until none is left or the
-    time (``seconds``, 0: none) runs out; what a replay leaves open is left to ``build`` and
-    ``sweep``.  ``root``: the graph's root, from which the vertices no longer reached are
-    removed (``Graph.propagate``).  Not ``expanded``: the open vertices only.
-    ``replayed``, kept from one replay to the next (a build's rounds), skips the parents (and
-    the cousins' targets) replayed before with the same targets and the same guides, which
-    would be replayed the same way again."""
+    at the first vertex they would leave open): the open ones cost less and gain more.  The
+    parents with the most such children first, their targets in batches of
+    REPLAY_TARGETS_PER_SLOT per worker slot, each batch written in one transaction as it
+    ends, until none is left or the time (``seconds``, 0: none) runs out (checked between
+    batches); what a replay leaves open is left to ``build`` and ``sweep``.  ``root``: the
+    graph's root, from which the vertices no longer reached are removed
+    (``Graph.propagate``).  Not ``expanded``: the open vertices only.  ``replayed``, kept from
+    one replay to the next (a build's rounds), skips the parents (and the cousins' targets)
+    replayed before with the same targets and the same guides, which would be replayed the
+    same way again; a parent counts as replayed once every one of its targets has been.
+    ``clock``: the time in seconds."""
     root_key = position_board(root, settings.size, settings.rule).canonical_key()[0]
     graph.record_leaf_dfpn_nodes(settings.limits.dfpn_nodes)
-    start = time.perf_counter()
+    start = clock()
+    batch_size = runner.slots * REPLAY_TARGETS_PER_SLOT
 
-    def replay_batch(targets: list[Vertex], guides: dict[str, list[Guide]], most: int) -> bool:
-        """Replay ``targets`` with their guides (by move list) and write what they found;
-        whether the time is up."""
-        batch_start = time.perf_counter()
-        works = runner.map(functools.partial(replay_each, guides, most),
-                           [(target.moves, target.excluded) for target in targets], settings)
-        write(graph, [_kept(graph, target, work) for target, work in zip(targets, works)],
-              {target.key: target.attempts for target in targets}, root_key,
-              (time.perf_counter() - batch_start) * runner.slots)
-        if progress is not None:
-            progress(time.perf_counter() - start, "")
-        return bool(seconds) and time.perf_counter() - start > seconds
+    def time_up() -> bool:
+        return bool(seconds) and clock() - start > seconds
+
+    def replay_batches(pending: list[tuple[Vertex, list[Guide]]], most: int) -> int:
+        """Replay the targets of ``pending`` with their guides, ``batch_size`` at a time,
+        each batch written (one transaction) as it ends, until the time runs out; how many
+        targets were replayed (the first ones)."""
+        done = 0
+        while done < len(pending) and not time_up():
+            batch = pending[done:done + batch_size]
+            batch_start = clock()
+            works = runner.map(functools.partial(
+                replay_each, {target.moves: guides for target, guides in batch}, most),
+                [(target.moves, target.excluded) for target, _ in batch], settings)
+            write(graph, [_kept(graph, target, work) for (target, _), work in zip(batch, works)],
+                  {target.key: target.attempts for target, _ in batch}, root_key,
+                  (clock() - batch_start) * runner.slots)
+            done += len(batch)
+            if progress is not None:
+                progress(clock() - start, "")
+        return done
 
     def replay_siblings(status: str, most: int) -> bool:
-        """The pass over the vertices of ``status`` with their proved siblings as guides;
-        whether the time ran out."""
+        """The pass over the vertices of ``status`` with their proved siblings as guides; a
+        parent is remembered as replayed once each of its targets is; whether the time ran
+        out."""
         groups = [(parent, [child for child in children
                             if child.status == status and _sibling(parent, child)], proved)
                   for parent, children, proved in graph.replay_groups()]
         for parent, targets, proved in sorted(groups, key=lambda group: -len(group[1])):
             guides = _guides(graph, settings, [(vertex.moves, vertex) for vertex in proved
                                                if _sibling(parent, vertex)]) if targets else []
-            if guides and not _replayed_before(replayed, parent.key, targets, guides) \
-                    and replay_batch(targets, {target.moves: guides for target in targets},
-                                     most):
+            if not guides or _replayed_before(replayed, parent.key, targets, guides):
+                continue
+            if replay_batches([(target, guides) for target in targets], most) == len(targets):
+                _remember_replay(replayed, parent.key, targets, guides)
+            if time_up():
                 return True
         return False
 
     if replay_siblings("open", most_open):
         return graph.counts()
-    if cousins and _replay_cousins(graph, settings, replayed,
-                                   functools.partial(replay_batch, most=most_open),
-                                   runner.slots * COUSIN_TARGETS_PER_SLOT):
-        return graph.counts()
+    if cousins:
+        pending = _cousins_to_replay(graph, settings, replayed)
+        for target, guides in pending[:replay_batches(pending, most_open)]:
+            _remember_replay(replayed, target.key, [target], guides)
+        if time_up():
+            return graph.counts()
     if expanded:
         replay_siblings("expanded", 0)
     return graph.counts()
 
 
-# Cousins' targets per worker slot in one batch of replay jobs (``replay``): each batch waits
-# for its slowest job, and its guides travel with each of its jobs; more keeps the workers
-# busier between batches, fewer sends less and writes sooner.
-COUSIN_TARGETS_PER_SLOT = 4
+# Targets per worker slot in one batch of replay jobs (``replay``): each batch waits for its
+# slowest job, and its guides travel with each of its jobs; more keeps the workers busier
+# between batches, fewer sends less and writes sooner (session 79: a flood's 211 open
+# replies, replayed as one batch, went unwritten for 29 minutes, which an interrupt would
+# have lost and which no time limit could cut short).
+REPLAY_TARGETS_PER_SLOT = 4
 
 
-def _replay_cousins(graph: Graph, settings: BuildSettings, replayed: dict[int, Replayed] | None,
-                    replay_batch: Callable[[list[Vertex], dict[str, list[Guide]]], bool],
-                    batch_size: int) -> bool:
-    """``replay``'s pass over the open vertices with their proved cousins as guides, in
-    batches of ``batch_size`` targets; whether the time ran out."""
+def _cousins_to_replay(graph: Graph, settings: BuildSettings,
+                       replayed: dict[int, Replayed] | None) -> list[tuple[Vertex, list[Guide]]]:
+    """``replay``'s targets for its pass with cousins as guides: each open vertex with its
+    proved cousins' guides, but for those the memo ``replayed`` holds so already."""
     pending: list[tuple[Vertex, list[Guide]]] = []
     for target in list(graph.vertices("open")):
         twins = moved_stone_twins(target.moves, settings.size, settings.rule)
@@ -1031,25 +1049,25 @@ def _replay_cousins(graph: Graph, settings: BuildSettings, replayed: dict[int, R
                                            for vertex in graph.proved_among(twins)])
         if guides and not _replayed_before(replayed, target.key, [target], guides):
             pending.append((target, guides))
-    for first in range(0, len(pending), batch_size):
-        batch = pending[first:first + batch_size]
-        if replay_batch([target for target, _ in batch],
-                        {target.moves: guides for target, guides in batch}):
-            return True
-    return False
+    return pending
 
 
 def _replayed_before(replayed: dict[int, Replayed] | None, key: int, targets: list[Vertex],
                      guides: list[Guide]) -> bool:
     """Whether the memo ``replayed`` (None: no memo) holds these targets and guides under
-    ``key`` (a parent vertex's, or a cousins' target's), which it then takes."""
-    if replayed is None:
-        return False
-    seen = (frozenset(target.key for target in targets), tuple(guide.moves for guide in guides))
-    if replayed.get(key) == seen:
-        return True
-    replayed[key] = seen
-    return False
+    ``key`` (a parent vertex's, or a cousins' target's)."""
+    return replayed is not None and replayed.get(key) == _replay_seen(targets, guides)
+
+
+def _remember_replay(replayed: dict[int, Replayed] | None, key: int, targets: list[Vertex],
+                     guides: list[Guide]) -> None:
+    """Keep in the memo ``replayed`` (None: no memo) that ``key`` was replayed so."""
+    if replayed is not None:
+        replayed[key] = _replay_seen(targets, guides)
+
+
+def _replay_seen(targets: list[Vertex], guides: list[Guide]) -> Replayed:
+    return frozenset(target.key for target in targets), tuple(guide.moves for guide in guides)
 
 
 def _sibling(parent: Vertex, child: Vertex) -> bool:

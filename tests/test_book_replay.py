@@ -284,6 +284,38 @@ def test_a_replay_skips_the_parents_it_replayed_before_unchanged(built: Path,
     assert Graph(tmp_path / "graph.sqlite").replay_memo() == replayed
 
 
+def test_a_replay_writes_each_batch_as_it_ends_and_stops_between_batches(
+        built: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(builder, "REPLAY_TARGETS_PER_SLOT", 1)
+    graph, opened = reopened(built, tmp_path / "graph.sqlite")
+    now = [0.0]
+    proved_when_mapped: list[int] = []  # the targets proved in the graph as each batch starts
+
+    class TenSecondBatches(builder.InProcess):
+        """Jobs in this process, each batch taking ten seconds of the clock."""
+
+        def map(self, job: builder.Job[builder.JobResult], jobs: list[tuple[str, str]],
+                settings: builder.BuildSettings) -> list[builder.JobResult]:
+            assert len(jobs) == 1
+            proved_when_mapped.append(sum(graph.vertex(key).status == "proved"  # type: ignore
+                                          for key in opened))
+            now[0] += 10
+            return super().map(job, jobs, settings)
+
+    replayed: dict[int, builder.Replayed] = {}
+    builder.replay(graph, DEEP_JOBS, ROOT, TenSecondBatches(), seconds=15, expanded=False,
+                   cousins=False, replayed=replayed, clock=lambda: now[0])
+    # two of the four targets replayed, the first written before the second began, and the
+    # root's replay not remembered: the next one replays the two left
+    assert proved_when_mapped == [0, 1]
+    assert sum(graph.vertex(key).status == "proved" for key in opened) == 2  # type: ignore
+    assert replayed == {}
+    builder.replay(graph, DEEP_JOBS, ROOT, TenSecondBatches(), expanded=False, cousins=False,
+                   replayed=replayed, clock=lambda: now[0])
+    assert all(graph.vertex(key).status == "proved" for key in opened)  # type: ignore
+    assert graph.vertex(root_position_key()).status == "proved"  # type: ignore[union-attr]
+
+
 class CountingJobs(builder.InProcess):
     """Jobs in this process, counted."""
 

@@ -179,9 +179,12 @@ class Graph:
         found = []
         for start in range(0, len(signed_keys), PROVED_AMONG_BATCH):
             batch = signed_keys[start:start + PROVED_AMONG_BATCH]
+            # by key: a plain `status = 'proved'` (no +) lets SQLite search the status index,
+            # through every proved vertex, most of the graph (session 79, on the graph of
+            # record: 137 ms a position, against 1.9 ms, 7 minutes of each round's replay)
             found += [_vertex(row) for row in self.db.execute(
                 f"SELECT * FROM vertex WHERE key IN ({','.join('?' * len(batch))})"
-                " AND status = 'proved'", batch)]
+                " AND +status = 'proved'", batch)]
         return found
 
     def open_branches(self, branch_moves: int = 0, only: Sequence[str] = ()
@@ -448,7 +451,8 @@ class Graph:
             "WITH RECURSIVE up(key) AS ("
             " SELECT ? UNION SELECT r.parent FROM reply r JOIN up ON r.child = up.key)"
             " UPDATE vertex SET status = 'expanded', longest = NULL"
-            " WHERE status = 'proved' AND key IN (SELECT key FROM up)", (signed(parent),))
+            " WHERE +status = 'proved' AND key IN (SELECT key FROM up)",  # (by key: see
+            (signed(parent),))  # proved_among)
         return self.db.total_changes - before
 
     def commit(self) -> None:

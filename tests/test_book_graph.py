@@ -148,6 +148,26 @@ def test_a_hole_repaired_is_built_and_proved_again(graph_path: Path, tmp_path: P
     assert cli.main(arguments) == 0
 
 
+def test_the_queries_for_proved_vertices_by_key_go_by_key(graph_path: Path,
+                                                          tmp_path: Path) -> None:
+    # (not through the status index: in a graph mostly proved, that reads every proved vertex)
+    copy = tmp_path / "copy.sqlite"
+    copy.write_bytes(graph_path.read_bytes())
+    graph = Graph(copy)
+    proved = graph.children(root_position_key())
+    statements: list[str] = []
+    graph.db.set_trace_callback(statements.append)
+    assert {vertex.key for vertex in graph.proved_among([*proved, 12345])} == set(proved)
+    with graph.db:  # a new reply below a proved reply: it and the root go back to expanded
+        assert graph.reopen(proved[0], 12345, f"{ROOT} a5 o15 a6", 11) == 2
+    graph.db.set_trace_callback(None)
+    by_key = [sql for sql in statements if "'proved'" in sql and "key IN" in sql]
+    assert len(by_key) == 2
+    for sql in by_key:
+        plan = " ".join(row[3] for row in graph.db.execute(f"EXPLAIN QUERY PLAN {sql}"))
+        assert "vertex_status" not in plan, plan
+
+
 def test_the_exported_book_is_found_in_any_symmetry_and_move_order(graph_path: Path,
                                                                    tmp_path: Path) -> None:
     book_path = tmp_path / "book.bin"

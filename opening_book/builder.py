@@ -1067,6 +1067,7 @@ def _remember_replay(replayed: dict[int, Replayed] | None, key: int, targets: li
 
 
 def _replay_seen(targets: list[Vertex], guides: list[Guide]) -> Replayed:
+    """What the memo keeps of a replay: its targets' keys and its guides' lines."""
     return frozenset(target.key for target in targets), tuple(guide.moves for guide in guides)
 
 

@@ -181,7 +181,7 @@ class Graph:
             batch = signed_keys[start:start + PROVED_AMONG_BATCH]
             # by key: a plain `status = 'proved'` (no +) lets SQLite search the status index,
             # through every proved vertex, most of the graph (session 79, on the graph of
-            # record: 137 ms a position, against 1.9 ms, 7 minutes of each round's replay)
+            # record: 137 ms a position against 2-3 ms, about 6 minutes of each round's replay)
             found += [_vertex(row) for row in self.db.execute(
                 f"SELECT * FROM vertex WHERE key IN ({','.join('?' * len(batch))})"
                 " AND +status = 'proved'", batch)]
@@ -447,12 +447,11 @@ class Graph:
         self.add_open(key, moves, stones)
         self.db.execute("INSERT OR IGNORE INTO reply VALUES (?, ?)", (signed(parent), signed(key)))
         before = self.db.total_changes  # (a statement opening with WITH has no rowcount)
-        self.db.execute(
+        self.db.execute(  # (+status: by key, as in proved_among)
             "WITH RECURSIVE up(key) AS ("
             " SELECT ? UNION SELECT r.parent FROM reply r JOIN up ON r.child = up.key)"
             " UPDATE vertex SET status = 'expanded', longest = NULL"
-            " WHERE +status = 'proved' AND key IN (SELECT key FROM up)",  # (by key: see
-            (signed(parent),))  # proved_among)
+            " WHERE +status = 'proved' AND key IN (SELECT key FROM up)", (signed(parent),))
         return self.db.total_changes - before
 
     def commit(self) -> None:

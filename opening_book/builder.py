@@ -126,6 +126,13 @@ class BuildSettings:
     # sample each (NOTES.md).  Fewer gives such a vertex up sooner for another move above it,
     # and risks giving up one a later move would prove.
     far_give_up_after: int = 6
+    # A vertex of fewer stones fails neither by the two counts above nor by the engine's lost
+    # score (``lost_score``), only when a reply refutes each move it tries: its failure gives up
+    # the move above it, near the empty board a whole level of proofs.  Session 85: h8 h9 h6 g8
+    # (4 stones) failed when its sixth fifth stone was given up, and with it Black's third
+    # stone h6 at h8 h9, under which 114 of the 117 fourth stones were proved.  More keeps
+    # more shallow moves however long their subtrees churn; fewer lets a build give them up.
+    give_up_stones: int = 6
     # At a vertex with at most ``flood_moves_left`` attacker moves left before the five, a move
     # that leaves more than ``flood_replies`` defender replies open is not taken but excluded,
     # as a refuted one is (0: no limit).  Such a move is quiet: White may answer anywhere.  In
@@ -170,12 +177,14 @@ class BuildSettings:
 
     def give_up_limit(self, stones: int) -> int:
         """The excluded moves after which a vertex of ``stones`` stones fails (0: none)."""
+        if stones < self.give_up_stones:
+            return 0
         return self.give_up_after if self.near_budget(stones) else self.far_give_up_after
 
     def lost_limit(self, stones: int) -> int | None:
         """The engine's score at or below which a vertex of ``stones`` stones, attacker to
         move, counts as lost (None: never)."""
-        if self.lost_score is None:
+        if self.lost_score is None or stones < self.give_up_stones:
             return None
         if self.won_moves_left and self.moves_left(stones) <= self.won_moves_left:
             return MATE_BOUND - 1

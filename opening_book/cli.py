@@ -160,6 +160,10 @@ def add_build_settings(parser: argparse.ArgumentParser) -> None:
                         default=BuildSettings.far_give_up_after,
                         help="... and a vertex farther from the budget (0: only when all are "
                         "refuted; default %(default)s)")
+    parser.add_argument("--give-up-stones", type=int, default=BuildSettings.give_up_stones,
+                        help="a vertex of fewer stones fails neither by those counts nor by "
+                        "--lost-score, only when all its moves are refuted (default "
+                        "%(default)s)")
     parser.add_argument("--flood-replies", type=int, default=BuildSettings.flood_replies,
                         help="with at most --flood-moves-left attacker moves left, a move that "
                         "leaves more replies open than this is excluded, not taken (0: no "

@@ -1015,6 +1015,14 @@ def test_a_vertex_with_enough_moves_excluded_fails_by_its_distance_to_the_budget
         assert builder.work_on(ROOT, excluded, settings).records[-1][0].status == status
     near = dataclasses.replace(SMALL_JOBS, give_up_after=3, far_give_up_after=2)
     assert builder.work_on(ROOT, excluded, near).records[-1][0].status == "expanded"
+    # a vertex of fewer stones than give_up_stones (ROOT has 8) never fails by the counts
+    shallow = dataclasses.replace(SMALL_JOBS, give_up_after=2, give_up_stones=9)
+    assert builder.work_on(ROOT, excluded, shallow).records[-1][0].status == "expanded"
+
+
+def test_the_engine_lost_check_spares_the_vertices_of_fewer_stones_than_give_up_stones() -> None:
+    settings = dataclasses.replace(SETTINGS, lost_score=0, won_moves_left=0, give_up_stones=6)
+    assert [settings.lost_limit(stones) for stones in (4, 6, 8)] == [None, 0, 0]
 
 
 def test_a_job_pauses_the_cycle_collector_and_leaves_it_as_it_was() -> None:
